@@ -1,0 +1,5 @@
+import sys
+
+from benchmarks._harness import main
+
+sys.exit(main())

@@ -1,0 +1,50 @@
+# Shared by scripts/run and scripts/test: find the repo, install Debian packages
+# (when root), make the virtual environment and install the package into it.
+# shellcheck shell=bash
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+VENV="${ZENGINE_VENV:-$ROOT/.venv}"
+PY="$VENV/bin/python"
+
+say() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
+
+# apt_ensure CMD:PACKAGE ...  installs PACKAGE when CMD is missing (root + apt only).
+apt_ensure() {
+  local missing=() pair cmd pkg
+  for pair in "$@"; do
+    cmd="${pair%%:*}"; pkg="${pair#*:}"
+    command -v "$cmd" >/dev/null 2>&1 || missing+=("$pkg")
+  done
+  [ "${#missing[@]}" -eq 0 ] && return 0
+  if [ "$(id -u)" -ne 0 ] || ! command -v apt-get >/dev/null 2>&1; then
+    say "missing: ${missing[*]} (install them with: sudo apt-get install -y ${missing[*]})"
+    return 0
+  fi
+  say "apt-get install ${missing[*]}"
+  DEBIAN_FRONTEND=noninteractive apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+}
+
+# venv_ensure EXTRAS  creates $VENV and installs the package with EXTRAS (editable);
+# skipped when pyproject.toml has not changed since the last install.
+venv_ensure() {
+  local extras="$1" base
+  if [ ! -x "$PY" ]; then
+    base="$(command -v python3.13 || command -v python3.12 || command -v python3.11 || command -v python3)"
+    if ! "$base" -m venv "$VENV" 2>/dev/null; then
+      apt_ensure "__never__:python3-venv"
+      "$base" -m venv "$VENV"
+    fi
+  fi
+  local stamp="$VENV/.zengine-installed-$extras"
+  local want
+  want="$(sha256sum < "$ROOT/pyproject.toml" | cut -d' ' -f1)"
+  if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then
+    return 0
+  fi
+  say "pip install -e .[$extras] into $VENV"
+  "$PY" -m pip install -q --disable-pip-version-check -U pip
+  "$PY" -m pip install -q --disable-pip-version-check -e "$ROOT[$extras]"
+  echo "$want" > "$stamp"
+}

@@ -1,0 +1,1 @@
+pytest_plugins = ["zengine_jupyter.testing.pytest_plugin"]

@@ -1,0 +1,104 @@
+"""The benchmark harness: discovery, interleaved medians, the table and the limit check."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from benchmarks import Benchmark, Row, discover, main, measure, render
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def test_measure_takes_the_median_of_self_measured_samples() -> None:
+    ours = iter([9.0, 3.0, 1.0, 2.0, 50.0, 4.0])  # warm-up 9.0, then 3,1,2,50,4 -> median 3
+    row = measure(Benchmark("x", ours=lambda: next(ours), baseline=lambda: 1.5, repeat=5))
+    assert row.ours_s == 3.0
+    assert row.baseline_s == 1.5
+    assert row.ratio == 2.0
+
+
+def test_samples_that_return_none_are_timed_from_outside() -> None:
+    calls: list[str] = []
+    row = measure(
+        Benchmark(
+            "timed",
+            ours=lambda: calls.append("ours"),  # type: ignore[func-returns-value]
+            baseline=lambda: calls.append("base"),  # type: ignore[func-returns-value]
+            repeat=3,
+        )
+    )
+    assert calls == ["ours", "base"] * 4  # warm-up, then interleaved
+    assert row.ours_s > 0
+    assert row.baseline_s > 0
+
+
+def test_render_marks_rows_over_their_limit() -> None:
+    table = render(
+        [Row("fast", 1.0, 2.0, 1.1), Row("slow", 3.0, 1.0, 1.5), Row("free", 1, 1, None)]
+    )
+    lines = table.splitlines()
+    assert lines[0].split() == ["name", "ours", "baseline", "ratio", "limit"]
+    assert lines[1].split()[-3:] == ["<=", "1.1", "ok"]
+    assert "0.50" in lines[1]
+    assert lines[2].split()[-3:] == ["<=", "1.5", "OVER"]
+    assert "3.00" in lines[2]
+    assert lines[3].endswith("-")
+
+
+def _fake_package(tmp_path: Path, ours: float) -> str:
+    name = f"fakebench_{int(ours * 10)}"
+    pkg = tmp_path / name
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "bench_const.py").write_text(
+        textwrap.dedent(
+            f"""
+            from benchmarks import Benchmark
+            def benchmarks():
+                return [Benchmark("const", ours=lambda: {ours}, baseline=lambda: 2.0,
+                                  repeat=3, max_ratio=1.5)]
+            """
+        )
+    )
+    (pkg / "helper.py").write_text("")
+    return name
+
+
+def test_main_runs_discovered_modules_and_fails_over_the_limit(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.syspath_prepend(str(tmp_path))
+    package = _fake_package(tmp_path, ours=2.0)
+    assert discover(package) == {"const": f"{package}.bench_const"}
+    assert main(["const"], package=package) == 0
+    assert "1.00  <= 1.5 ok" in capsys.readouterr().out
+    assert main(["nope"], package=package) == 2
+
+
+def test_main_exit_code_is_one_when_a_ratio_is_over(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.syspath_prepend(str(tmp_path))
+    package = _fake_package(tmp_path, ours=4.0)
+    assert main([], package=package) == 1
+    assert "2.00  <= 1.5 OVER" in capsys.readouterr().out
+
+
+def test_every_real_benchmark_module_is_discovered_and_well_formed() -> None:
+    found = discover()
+    assert "load_ext" in found
+    done = subprocess.run(
+        [sys.executable, "-m", "benchmarks", "no-such-bench"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 2
+    assert "load_ext" in done.stderr

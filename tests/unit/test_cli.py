@@ -1,0 +1,67 @@
+"""The ``zengine`` console script, run as a user would run it."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import zengine_jupyter
+from zengine_jupyter.host import COMPONENTS
+from zengine_jupyter.testing.components import require_component
+
+ZENGINE = str(Path(sys.executable).with_name("zengine"))
+
+
+def _zengine(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [ZENGINE, *args], capture_output=True, text=True, timeout=60, env=env, check=False
+    )
+
+
+def test_version() -> None:
+    done = _zengine("--version")
+    assert done.returncode == 0
+    assert done.stdout.strip() == f"zengine-jupyter {zengine_jupyter.__version__}"
+
+
+def test_doctor_json_reports_components_truthfully(zengine_home: Path) -> None:
+    done = _zengine("doctor", "--json")
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert report["data_dir"] == str(zengine_home)
+    assert report["packages"]["ipykernel"].startswith("7.")
+    by_name = {c["name"]: c for c in report["components"]}
+    assert set(by_name) == {c.name for c in COMPONENTS}
+    for spec in COMPONENTS:
+        found = next((p for p in map(shutil.which, spec.executables) if p), None)
+        entry = by_name[spec.name]
+        assert entry["available"] is (found is not None), spec.name
+        if found:
+            assert entry["path"] == found
+            assert entry["version"]
+    if by_name["git"]["available"]:
+        assert by_name["git"]["version"].startswith("git version")
+
+
+def test_doctor_names_the_install_command_of_what_is_missing(tmp_path: Path) -> None:
+    git = require_component("git")
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "git").symlink_to(git)
+    env = {**os.environ, "PATH": str(bin_dir)}
+    done = _zengine("doctor", env=env)
+    assert done.returncode == 0, done.stderr
+    assert "ok       git" in done.stdout
+    assert "missing  bwrap" in done.stdout
+    assert "apt-get install -y bubblewrap" in done.stdout
+    assert "apt-get install -y chromium" in done.stdout
+
+
+def test_no_command_prints_help() -> None:
+    done = _zengine()
+    assert done.returncode == 0
+    assert "doctor" in done.stdout

@@ -1,0 +1,82 @@
+"""The import-linter contract holds, and it bites: a forbidden import makes it fail."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+LINT_IMPORTS = str(Path(sys.executable).with_name("lint-imports"))
+
+
+def _copy_project(dest: Path) -> Path:
+    shutil.copytree(
+        REPO / "zengine_jupyter",
+        dest / "zengine_jupyter",
+        ignore=shutil.ignore_patterns("__pycache__", "labextension"),
+    )
+    shutil.copy(REPO / "pyproject.toml", dest / "pyproject.toml")
+    return dest
+
+
+def _lint(project: Path) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": str(project)}
+    return subprocess.run(
+        [LINT_IMPORTS, "--no-cache"],
+        cwd=project,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    return _copy_project(tmp_path)
+
+
+def test_the_copy_is_clean(project: Path) -> None:
+    done = _lint(project)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "Contracts: 2 kept, 0 broken" in done.stdout
+
+
+@pytest.mark.parametrize("module", ["IPython", "ipywidgets", "anywidget", "jupyter_client"])
+def test_a_jupyter_import_below_kernel_breaks_the_contract(project: Path, module: str) -> None:
+    (project / "zengine_jupyter" / "store" / "_leak.py").write_text(f"import {module}\n")
+    done = _lint(project)
+    assert done.returncode != 0
+    assert "No Jupyter or IPython below kernel/ BROKEN" in done.stdout
+    assert f"zengine_jupyter.store._leak -> {module}" in done.stdout
+
+
+def test_a_lower_layer_importing_the_engine_breaks_the_layers(project: Path) -> None:
+    (project / "zengine_jupyter" / "config" / "_leak.py").write_text(
+        "import zengine_jupyter.engine\n"
+    )
+    done = _lint(project)
+    assert done.returncode != 0
+    assert "Layers" in done.stdout
+    assert "BROKEN" in done.stdout
+
+
+def test_ruff_bans_the_import_outside_kernel(project: Path) -> None:
+    (project / "zengine_jupyter" / "engine" / "_leak.py").write_text("import IPython\n")
+    ruff = str(Path(sys.executable).with_name("ruff"))
+    done = subprocess.run(
+        [ruff, "check", "--select", "TID251", "zengine_jupyter"],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode != 0
+    assert "zengine_jupyter/engine/_leak.py" in done.stdout

@@ -1,0 +1,7 @@
+"""``python -m zengine_jupyter.cli``."""
+
+import sys
+
+from zengine_jupyter.cli import main
+
+sys.exit(main())

@@ -1,0 +1,54 @@
+"""The ``zengine`` command: the headless frontend."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+from typing import TYPE_CHECKING
+
+from zengine_jupyter._version import __version__
+from zengine_jupyter.cli._doctor import collect_report, render_report
+from zengine_jupyter.protocol import ZengineError
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+__all__ = ["build_parser", "main"]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="zengine",
+        description="A coding agent for Jupyter projects (headless frontend).",
+    )
+    parser.add_argument("--version", action="version", version=f"zengine-jupyter {__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+    doctor = commands.add_parser(
+        "doctor", help="show versions, the data folder and which components are installed"
+    )
+    doctor.add_argument("--json", action="store_true", help="print the report as JSON")
+    return parser
+
+
+def _doctor(args: argparse.Namespace) -> int:
+    report = asyncio.run(collect_report())
+    sys.stdout.write(
+        report.model_dump_json(indent=2) if args.json else render_report(report),
+    )
+    sys.stdout.write("\n")
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the console script; returns the exit status."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        if args.command == "doctor":
+            return _doctor(args)
+    except ZengineError as exc:
+        sys.stderr.write(f"zengine: {exc}\n")
+        return 1
+    parser.print_help(sys.stdout)
+    return 0

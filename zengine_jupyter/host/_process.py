@@ -1,0 +1,146 @@
+"""Every child process zengine starts goes through here (house rule 7).
+
+argv lists only (never a shell string), an environment allowlist, a deadline,
+and a stop that escalates: close stdin, SIGTERM, then SIGKILL.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from zengine_jupyter.protocol import ProcessError, ProcessTimeoutError
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+    from pathlib import Path
+
+__all__ = ["SAFE_ENV_NAMES", "CompletedRun", "RunOptions", "child_environment", "run"]
+
+SAFE_ENV_NAMES: frozenset[str] = frozenset(
+    {
+        "HOME",
+        "LANG",
+        "LANGUAGE",
+        "LOGNAME",
+        "PATH",
+        "SHELL",
+        "SYSTEMROOT",
+        "TEMP",
+        "TERM",
+        "TMP",
+        "TMPDIR",
+        "TZ",
+        "USER",
+        "VIRTUAL_ENV",
+        "ZENGINE_HOME",
+    }
+)
+"""Variables a child inherits by default; ``LC_*`` are passed too. Secrets are not."""
+
+_TERM_GRACE_S = 2.0
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    """How to run one command."""
+
+    cwd: Path | None = None
+    env: Mapping[str, str] = field(default_factory=dict)
+    """Added on top of the allowlisted environment (these win)."""
+    timeout_s: float = 60.0
+    stdin: bytes | None = None
+
+
+@dataclass(frozen=True)
+class CompletedRun:
+    """What a finished command left behind."""
+
+    argv: tuple[str, ...]
+    returncode: int
+    stdout: bytes
+    stderr: bytes
+
+    @property
+    def ok(self) -> bool:
+        return self.returncode == 0
+
+    def text(self) -> str:
+        """stdout decoded leniently (a child may print anything)."""
+        return self.stdout.decode("utf-8", errors="replace")
+
+
+def child_environment(
+    extra: Mapping[str, str] | None = None, base: Mapping[str, str] | None = None
+) -> dict[str, str]:
+    """The environment a child gets: the allowlist from ``base`` plus ``extra``.
+
+    Values that start with ``()`` (exported shell functions) are dropped.
+    """
+    source = os.environ if base is None else base
+    env = {
+        name: value
+        for name, value in source.items()
+        if (name in SAFE_ENV_NAMES or name.startswith("LC_")) and not value.startswith("()")
+    }
+    if extra:
+        env.update(extra)
+    return env
+
+
+async def run(argv: Sequence[str], options: RunOptions | None = None) -> CompletedRun:
+    """Run ``argv`` to completion and capture its output.
+
+    Raises :class:`ProcessError` if it cannot start and
+    :class:`ProcessTimeoutError` when it outlives ``options.timeout_s``
+    (the child is stopped first). A non-zero exit is *not* an error here:
+    callers read ``returncode``.
+    """
+    opts = options or RunOptions()
+    if not argv:
+        raise ProcessError("cannot run an empty command")
+    try:
+        proc = await asyncio.create_subprocess_exec(
+            *argv,
+            cwd=opts.cwd,
+            env=child_environment(opts.env),
+            stdin=asyncio.subprocess.PIPE if opts.stdin is not None else asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+            start_new_session=True,
+        )
+    except OSError as exc:
+        raise ProcessError(
+            f"could not start {argv[0]!r}: {exc.strerror or exc}",
+            hint="check that the program is installed and on PATH",
+        ) from exc
+    try:
+        async with asyncio.timeout(opts.timeout_s):
+            stdout, stderr = await proc.communicate(opts.stdin)
+    except TimeoutError as exc:
+        await _stop(proc)
+        raise ProcessTimeoutError(
+            f"{argv[0]!r} was still running after {opts.timeout_s:g} s and was stopped"
+        ) from exc
+    except BaseException:
+        await _stop(proc)
+        raise
+    return CompletedRun(tuple(argv), proc.returncode or 0, stdout, stderr)
+
+
+async def _stop(proc: asyncio.subprocess.Process) -> None:
+    """Terminate the child's whole process group, then kill it if it lingers."""
+    if proc.returncode is not None:
+        return
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(proc.pid, 15)
+    try:
+        async with asyncio.timeout(_TERM_GRACE_S):
+            await proc.wait()
+    except TimeoutError:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, 9)
+        await proc.wait()

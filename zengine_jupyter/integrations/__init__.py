@@ -1,0 +1,1 @@
+"""Adapters for MCP, language servers and the JSON-RPC core they share."""

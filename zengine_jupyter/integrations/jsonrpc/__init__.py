@@ -1,0 +1,1 @@
+"""Content-Length framed JSON-RPC over stdio (issue: Language servers)."""

@@ -1,0 +1,1 @@
+"""Language-server clients (issue: Language servers)."""

@@ -1,0 +1,8 @@
+"""The Jupyter frontend: ``%load_ext zengine``, the magics and the panel's comm target.
+
+This is the only layer that may import IPython, ipykernel and the widget stack.
+"""
+
+from zengine_jupyter.kernel._extension import load_ipython_extension, unload_ipython_extension
+
+__all__ = ["load_ipython_extension", "unload_ipython_extension"]

@@ -1,0 +1,58 @@
+"""``%load_ext zengine`` / ``%unload_ext zengine``: register and remove everything we add.
+
+Loading imports nothing heavy (no mcp, no httpx client, no language-server code):
+those load on first use.
+"""
+
+from __future__ import annotations
+
+import weakref
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from IPython.display import display
+
+from zengine_jupyter.kernel._comm import COMM_TARGET, open_comm
+from zengine_jupyter.kernel._magics import MAGIC_NAMES, ZengineMagics
+from zengine_jupyter.kernel._status import current_status
+
+if TYPE_CHECKING:
+    from IPython.core.interactiveshell import InteractiveShell
+
+__all__ = ["load_ipython_extension", "unload_ipython_extension"]
+
+
+@dataclass
+class _Registration:
+    magics: ZengineMagics
+    comm_manager: Any = None
+
+
+_loaded: weakref.WeakKeyDictionary[InteractiveShell, _Registration] = weakref.WeakKeyDictionary()
+
+
+def load_ipython_extension(ipython: InteractiveShell) -> None:
+    """Called by ``%load_ext zengine``; loading twice only shows the status again."""
+    if ipython not in _loaded:
+        magics = ZengineMagics(ipython)
+        ipython.register_magics(magics)
+        reg = _Registration(magics)
+        manager = getattr(getattr(ipython, "kernel", None), "comm_manager", None)
+        if manager is not None:
+            manager.register_target(COMM_TARGET, open_comm)
+            reg.comm_manager = manager
+        _loaded[ipython] = reg
+    display(current_status().mimebundle(), raw=True)
+
+
+def unload_ipython_extension(ipython: InteractiveShell) -> None:
+    """Called by ``%unload_ext zengine``: remove every magic and comm target we added."""
+    reg = _loaded.pop(ipython, None)
+    if reg is None:
+        return
+    manager = ipython.magics_manager
+    for kind, name in MAGIC_NAMES:
+        manager.magics[kind].pop(name, None)
+    manager.registry.pop(type(reg.magics).__name__, None)
+    if reg.comm_manager is not None:
+        reg.comm_manager.unregister_target(COMM_TARGET, open_comm)

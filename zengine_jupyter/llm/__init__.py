@@ -1,0 +1,1 @@
+"""The ModelClient port and the provider adapters (issue: Model providers)."""

@@ -1,0 +1,1 @@
+"""Permission rules and the gate's decision (issue: Engine core)."""

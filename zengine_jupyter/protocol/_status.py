@@ -1,0 +1,34 @@
+"""Models describing the installation: what ``zengine doctor`` reports."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict
+
+__all__ = ["ComponentStatus", "DoctorReport"]
+
+
+class ComponentStatus(BaseModel):
+    """One external program a feature relies on."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    name: str
+    """The program, as the user would type it (``git``, ``bwrap``, ...)."""
+    purpose: str
+    available: bool
+    path: str | None = None
+    version: str | None = None
+    install: str
+    """The command that installs it on Debian; shown when it is missing."""
+
+
+class DoctorReport(BaseModel):
+    """Everything ``zengine doctor`` checks, in one JSON-serialisable object."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    zengine_version: str
+    python: str
+    packages: dict[str, str | None]
+    data_dir: str
+    components: list[ComponentStatus]

@@ -1,0 +1,124 @@
+"""A real IPython kernel driven through jupyter_client, for end-to-end tests."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import queue
+import time
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from jupyter_client.manager import KernelManager
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator, Mapping
+    from pathlib import Path
+
+__all__ = ["ExecResult", "KernelHarness", "running_kernel"]
+
+
+@dataclass
+class ExecResult:
+    """What one ``execute`` request produced on iopub, and its reply."""
+
+    status: str
+    outputs: list[dict[str, Any]] = field(default_factory=list)
+    comm_msgs: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def text(self) -> str:
+        """All plain-text output: streams, display data, results and tracebacks."""
+        parts: list[str] = []
+        for out in self.outputs:
+            content = out["content"]
+            if out["msg_type"] == "stream":
+                parts.append(content["text"])
+            elif out["msg_type"] in ("display_data", "execute_result", "update_display_data"):
+                parts.append(content["data"].get("text/plain", ""))
+            elif out["msg_type"] == "error":
+                parts.append("\n".join(content["traceback"]))
+        return "".join(parts)
+
+    def mime(self, mimetype: str) -> list[str]:
+        return [
+            out["content"]["data"][mimetype]
+            for out in self.outputs
+            if out["msg_type"] in ("display_data", "execute_result")
+            and mimetype in out["content"]["data"]
+        ]
+
+
+class KernelHarness:
+    """One running kernel and its blocking client."""
+
+    def __init__(self, manager: KernelManager) -> None:
+        self.manager = manager
+        self.client = manager.client()
+
+    def execute(self, code: str, timeout: float = 60.0) -> ExecResult:
+        """Run ``code`` and collect its iopub output until the kernel is idle again."""
+        msg_id = self.client.execute(code, store_history=False)
+        return self._collect(msg_id, timeout)
+
+    def send_comm(self, msg_type: str, content: Mapping[str, Any]) -> str:
+        """Send ``comm_open`` / ``comm_msg`` / ``comm_close`` as a frontend would."""
+        msg = self.client.session.msg(msg_type, dict(content))
+        self.client.shell_channel.send(msg)
+        return str(msg["header"]["msg_id"])
+
+    def comm_messages(self, comm_id: str, timeout: float = 10.0, count: int = 1) -> list[Any]:
+        """Wait for ``count`` messages the kernel sends on ``comm_id``."""
+        found: list[Any] = []
+        deadline = time.monotonic() + timeout
+        while len(found) < count:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise TimeoutError(f"only {len(found)} of {count} comm messages on {comm_id}")
+            try:
+                msg = self.client.get_iopub_msg(timeout=remaining)
+            except queue.Empty:
+                continue
+            if msg["msg_type"] == "comm_msg" and msg["content"]["comm_id"] == comm_id:
+                found.append(msg["content"]["data"])
+        return found
+
+    def _collect(self, msg_id: str, timeout: float) -> ExecResult:
+        deadline = time.monotonic() + timeout
+        result = ExecResult(status="unknown")
+        while True:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise TimeoutError(f"kernel did not finish executing within {timeout} s")
+            msg = self.client.get_iopub_msg(timeout=remaining)
+            if msg["parent_header"].get("msg_id") != msg_id:
+                continue
+            kind = msg["msg_type"]
+            if kind == "status" and msg["content"]["execution_state"] == "idle":
+                break
+            if kind.startswith("comm_"):
+                result.comm_msgs.append(msg)
+            elif kind not in ("status", "execute_input"):
+                result.outputs.append(msg)
+        reply = self.client.get_shell_msg(timeout=max(1.0, deadline - time.monotonic()))
+        result.status = reply["content"]["status"]
+        return result
+
+
+@contextlib.contextmanager
+def running_kernel(
+    cwd: Path, env: Mapping[str, str] | None = None, startup_timeout: float = 60.0
+) -> Iterator[KernelHarness]:
+    """Start a real ``python3`` kernel (this interpreter) in ``cwd``; shut it down afterwards."""
+    manager = KernelManager(kernel_name="python3")
+    kernel_env = {**os.environ, **(env or {})}
+    manager.start_kernel(cwd=str(cwd), env=kernel_env)
+    harness = KernelHarness(manager)
+    try:
+        harness.client.start_channels()
+        harness.client.wait_for_ready(timeout=startup_timeout)
+        yield harness
+    finally:
+        harness.client.stop_channels()
+        manager.shutdown_kernel(now=True)
+        manager.cleanup_resources()

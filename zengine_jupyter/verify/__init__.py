@@ -1,0 +1,1 @@
+"""Check discovery, recorded runs and the badge (issue: Verification)."""
