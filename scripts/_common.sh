@@ -31,9 +31,15 @@ apt_ensure() {
 venv_ensure() {
   local extras="$1" base
   if [ ! -x "$PY" ]; then
-    base="$(command -v python3.13 || command -v python3.12 || command -v python3.11 || command -v python3)"
+    base=""
+    for candidate in python3 python3.13 python3.12 python3.11; do
+      if "$candidate" -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null; then
+        base="$candidate"; break
+      fi
+    done
+    [ -n "$base" ] || { say "Python 3.11 or newer is needed (apt-get install -y python3)"; exit 1; }
     if ! "$base" -m venv "$VENV" 2>/dev/null; then
-      apt_ensure "__never__:python3-venv"
+      apt_ensure "__no_such_command__:python3-venv"  # Debian splits venv out
       "$base" -m venv "$VENV"
     fi
   fi
