@@ -1,0 +1,167 @@
+"""The HTTP edge shared by both adapters: one POST that streams SSE, httpx errors translated.
+
+Everything raised from here is a ``ProviderError`` whose message names the host and never
+contains a key (provider messages are scrubbed of anything key-shaped).
+"""
+
+from __future__ import annotations
+
+import email.utils
+import json
+import re
+import time
+from typing import TYPE_CHECKING, Any
+
+import httpx
+
+from zengine_jupyter.llm._sse import SSEDecoder
+from zengine_jupyter.protocol import (
+    ProviderConnectionError,
+    ProviderStatusError,
+    ProviderTimeoutError,
+)
+
+if TYPE_CHECKING:
+    from collections.abc import AsyncIterator, Mapping
+
+    from zengine_jupyter.llm._keys import Secret
+    from zengine_jupyter.llm._options import Timeouts
+
+__all__ = [
+    "make_http_client",
+    "parse_retry_after",
+    "redact",
+    "sse_post",
+    "status_error",
+]
+
+_KEYISH = re.compile(r"\b(?:sk|key|pk|rk|gsk|xai|AIza)[-_A-Za-z0-9*.]{8,}")
+_MAX_MESSAGE = 300
+
+
+def redact(text: str, secret: Secret | None = None) -> str:
+    """``text`` without the key itself or anything shaped like a key (``sk-...``, ``AIza...``)."""
+    if secret is not None and secret.reveal():
+        text = text.replace(secret.reveal(), "[redacted]")
+    return _KEYISH.sub("[redacted]", text)
+
+
+def make_http_client(timeouts: Timeouts, *, local: bool) -> httpx.AsyncClient:
+    """One pooled client per model client; redirects are never followed (a key stays on its
+    host) and a local server is reached directly, never through a proxy."""
+    return httpx.AsyncClient(
+        timeout=httpx.Timeout(
+            connect=timeouts.connect_s,
+            read=timeouts.read_s,
+            write=timeouts.write_s,
+            pool=timeouts.pool_s,
+        ),
+        follow_redirects=False,
+        trust_env=not local,
+    )
+
+
+def parse_retry_after(headers: Mapping[str, str], now: float | None = None) -> float | None:
+    """Seconds the provider asks us to wait: ``retry-after-ms``, ``retry-after`` as seconds or
+    as an HTTP date; None when absent or unreadable."""
+    raw_ms = headers.get("retry-after-ms")
+    if raw_ms:
+        try:
+            return max(0.0, float(raw_ms) / 1000)
+        except ValueError:
+            pass
+    raw = headers.get("retry-after")
+    if not raw:
+        return None
+    try:
+        return max(0.0, float(raw))
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(raw)
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, when.timestamp() - (time.time() if now is None else now))
+
+
+def _error_text(body: bytes) -> tuple[str | None, str]:
+    """``(error type, message)`` from an Anthropic or OpenAI(-compatible) error body."""
+    try:
+        data: Any = json.loads(body)
+    except ValueError:
+        return None, body.decode("utf-8", "replace").strip()
+    err = data.get("error") if isinstance(data, dict) else None
+    if isinstance(err, dict):
+        kind = err.get("type") or err.get("code")
+        return (str(kind) if kind is not None else None), str(err.get("message", ""))
+    if isinstance(err, str):
+        return None, err
+    return None, body.decode("utf-8", "replace").strip()
+
+
+_HINTS = {
+    401: "check the API key for {host}: run `zengine auth login {host}` or set its variable",
+    403: "the key for {host} may not have access to this model",
+    402: "the account at {host} is out of credit",
+    404: "check the model name and the provider's base URL",
+    413: "the request is too large; compact the conversation",
+    429: "rate limited; it is retried automatically, or try again later",
+}
+
+
+def status_error(
+    status: int, headers: Mapping[str, str], body: bytes, host: str, secret: Secret | None
+) -> ProviderStatusError:
+    kind, message = _error_text(body)
+    message = redact(message, secret)[:_MAX_MESSAGE]
+    should = headers.get("x-should-retry", "").lower()
+    retryable = status in (408, 409, 429) or status >= 500
+    if should in ("true", "false"):
+        retryable = should == "true"
+    label = f"{status} {kind}" if kind else str(status)
+    hint = _HINTS.get(status, "").format(host=host) or None
+    return ProviderStatusError(
+        f"{host} answered {label}: {message}" if message else f"{host} answered {label}",
+        hint=hint,
+        status=status,
+        retryable=retryable,
+        retry_after_s=parse_retry_after(headers),
+    )
+
+
+async def sse_post(
+    http: httpx.AsyncClient,
+    url: str,
+    headers: Mapping[str, str],
+    payload: dict[str, Any],
+    secret: Secret | None,
+) -> AsyncIterator[tuple[str, str]]:
+    """POST ``payload`` and yield the answer's SSE ``(event, data)`` pairs."""
+    host = httpx.URL(url).host
+    content = json.dumps(payload, ensure_ascii=False, separators=(",", ":")).encode()
+    try:
+        async with http.stream("POST", url, headers=headers, content=content) as resp:
+            if resp.status_code >= 400:
+                body = await resp.aread()
+                raise status_error(resp.status_code, resp.headers, body, host, secret)
+            decoder = SSEDecoder()
+            async for chunk in resp.aiter_bytes():
+                for item in decoder.feed(chunk):
+                    yield item
+    except httpx.ConnectTimeout as exc:
+        raise ProviderTimeoutError(
+            f"could not connect to {host} in time", hint="check the network or the base URL"
+        ) from exc
+    except httpx.TimeoutException as exc:
+        raise ProviderTimeoutError(
+            f"{host} stopped sending ({type(exc).__name__})", hint="the provider may be overloaded"
+        ) from exc
+    except httpx.ConnectError as exc:
+        raise ProviderConnectionError(
+            f"could not connect to {host}", hint="check the network, the base URL or the server"
+        ) from exc
+    except httpx.TransportError as exc:
+        raise ProviderConnectionError(
+            f"the connection to {host} was lost ({type(exc).__name__})",
+            hint="the provider closed the connection; it is retried automatically",
+        ) from exc

@@ -1,0 +1,202 @@
+"""The chat-completions stream -> ``StreamEvent``s, and the adapter that runs one call.
+
+Text from ``delta.content``; thinking from ``delta.reasoning_content`` or ``delta.reasoning``
+(vLLM, Ollama, OpenRouter, DeepSeek, LM Studio); tool calls keyed by ``index`` (a call
+without one, or a new id on a reused index, starts a new call); usage from the final chunk;
+``data: [DONE]`` ends it. A chunk with a top-level ``error`` is a stream error.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from zengine_jupyter.llm._http import make_http_client, redact, sse_post
+from zengine_jupyter.llm.openai._request import build_body
+from zengine_jupyter.protocol import (
+    ProviderConnectionError,
+    ProviderStreamError,
+    StopEvent,
+    TextDelta,
+    ThinkingDelta,
+    TokenUsage,
+    ToolCallDelta,
+    ToolCallEnd,
+    ToolCallStart,
+    UsageEvent,
+)
+
+if TYPE_CHECKING:
+    from collections.abc import AsyncIterator, Iterator
+
+    from zengine_jupyter.llm._endpoint import CallSpec, Endpoint
+    from zengine_jupyter.llm._keys import Secret
+    from zengine_jupyter.llm._options import Timeouts
+    from zengine_jupyter.protocol import ModelRequest, StopReason, StreamEvent
+
+__all__ = ["OpenAIAdapter", "stop_reason", "usage_from"]
+
+_STOP: dict[str, StopReason] = {
+    "stop": "end_turn",
+    "length": "max_tokens",
+    "tool_calls": "tool_use",
+    "function_call": "tool_use",
+    "content_filter": "refusal",
+}
+
+
+def stop_reason(raw: str | None, had_tools: bool) -> StopReason:
+    if had_tools and raw in ("stop", None):  # Gemini ends tool calls with "stop"
+        return "tool_use"
+    return _STOP.get(raw or "", "other")
+
+
+def usage_from(raw: dict[str, Any]) -> TokenUsage:
+    """``prompt_tokens`` includes cached and cache-written tokens; ours does not."""
+    details = raw.get("prompt_tokens_details") or {}
+    cached = int(details.get("cached_tokens") or 0)
+    written = int(details.get("cache_write_tokens") or 0)
+    prompt = int(raw.get("prompt_tokens") or 0)
+    return TokenUsage(
+        input_tokens=max(0, prompt - cached - written),
+        output_tokens=int(raw.get("completion_tokens") or 0),
+        cache_read_tokens=cached,
+        cache_write_tokens=written,
+    )
+
+
+@dataclass
+class _Call:
+    index: int
+    id: str
+    name: str
+    args: list[str] = field(default_factory=list)
+
+    def end(self) -> ToolCallEnd:
+        raw = "".join(self.args)
+        try:
+            parsed = json.loads(raw) if raw.strip() else {}
+        except ValueError:
+            parsed = None
+        if not isinstance(parsed, dict):
+            return ToolCallEnd(
+                index=self.index, id=self.id, name=self.name, input={}, raw_arguments=raw
+            )
+        return ToolCallEnd(index=self.index, id=self.id, name=self.name, input=parsed)
+
+
+@dataclass
+class _Calls:
+    by_key: dict[int, _Call] = field(default_factory=dict)
+    order: list[_Call] = field(default_factory=list)
+    ended: int = 0
+
+    def feed(self, tc: dict[str, Any]) -> Iterator[StreamEvent]:
+        key = tc.get("index")
+        call_id = tc.get("id")
+        fn = tc.get("function") or {}
+        current = self.by_key.get(key) if isinstance(key, int) else None
+        if current is None or (call_id and call_id != current.id):
+            n = len(self.order)
+            current = _Call(n, str(call_id or f"call_{n}"), str(fn.get("name") or ""))
+            self.by_key[key if isinstance(key, int) else -1 - n] = current
+            self.order.append(current)
+            yield ToolCallStart(index=current.index, id=current.id, name=current.name)
+        piece = fn.get("arguments")
+        if isinstance(piece, str) and piece:
+            current.args.append(piece)
+            yield ToolCallDelta(index=current.index, arguments=piece)
+
+    def close(self) -> Iterator[ToolCallEnd]:
+        for call in self.order[self.ended :]:
+            yield call.end()
+        self.ended = len(self.order)
+
+
+class OpenAIAdapter:
+    """Speaks chat completions to one endpoint; the key (if any) goes as a Bearer token."""
+
+    def __init__(self, endpoint: Endpoint, secret: Secret | None, timeouts: Timeouts) -> None:
+        self.endpoint = endpoint
+        self._secret = secret
+        self._http = make_http_client(timeouts, local=endpoint.local)
+        self._url = f"{endpoint.base_url}/chat/completions"
+
+    def __repr__(self) -> str:
+        return f"OpenAIAdapter({self.endpoint.base_url!r})"
+
+    async def aclose(self) -> None:
+        await self._http.aclose()
+
+    def _headers(self) -> dict[str, str]:
+        headers = {"content-type": "application/json", "accept": "text/event-stream"}
+        if self._secret is not None:
+            headers["authorization"] = f"Bearer {self._secret.reveal()}"
+        return headers
+
+    async def events(self, request: ModelRequest, call: CallSpec) -> AsyncIterator[StreamEvent]:
+        body = build_body(request, call, self.endpoint)
+        sse = sse_post(self._http, self._url, self._headers(), body, self._secret)
+        calls = _Calls()
+        finish: str | None = None
+        usage: TokenUsage | None = None
+        done = False
+        async for _name, data in sse:
+            if data == "[DONE]":
+                done = True
+                break
+            try:
+                obj = json.loads(data)
+            except ValueError as exc:
+                raise ProviderStreamError("stream sent malformed JSON", retryable=True) from exc
+            if obj.get("error"):
+                raise _stream_error(obj["error"], self.endpoint.host, self._secret)
+            for choice in obj.get("choices") or ():
+                delta = choice.get("delta") or {}
+                text = delta.get("content")
+                if text:
+                    yield TextDelta.model_construct(text=text)
+                thought = delta.get("reasoning_content") or delta.get("reasoning")
+                if isinstance(thought, str) and thought:
+                    yield ThinkingDelta.model_construct(thinking=thought)
+                for tc in delta.get("tool_calls") or ():
+                    for event in calls.feed(tc):
+                        yield event
+                if choice.get("finish_reason"):
+                    finish = choice["finish_reason"]
+                    for end in calls.close():
+                        yield end
+            if obj.get("usage"):
+                usage = usage_from(obj["usage"])
+        if not done and finish is None:
+            if usage is not None:
+                yield UsageEvent(model=call.model, usage=usage)
+            raise ProviderConnectionError(
+                f"the stream from {self.endpoint.host} ended before [DONE]",
+                hint="the connection was cut; it is retried automatically when no text had arrived",
+            )
+        for end in calls.close():
+            yield end
+        if usage is not None:
+            yield UsageEvent(model=call.model, usage=usage)
+        yield StopEvent(reason=stop_reason(finish, bool(calls.order)), raw=finish)
+
+
+def _stream_error(err: Any, host: str, secret: Secret | None) -> ProviderStreamError:
+    if not isinstance(err, dict):
+        return ProviderStreamError(f"{host} stream error: {redact(str(err), secret)[:300]}")
+    code = err.get("code")
+    kind = str(err.get("type") or code or "error")
+    retryable = (isinstance(code, int) and (code == 429 or code >= 500)) or kind in (
+        "server_error",
+        "api_error",
+        "overloaded_error",
+        "rate_limit_error",
+    )
+    message = redact(str(err.get("message", "")), secret)[:300]
+    return ProviderStreamError(
+        f"{host} stream error {kind}: {message}",
+        retryable=retryable,
+        status=code if isinstance(code, int) else None,
+    )

@@ -1,0 +1,278 @@
+"""The provider-neutral model conversation: what is asked of a model and what streams back.
+
+A ``ModelRequest`` holds the system prompt, the messages (text, image, thinking, tool-use and
+tool-result blocks), the tools (JSON schema) and the limits. A model answers with a stream of
+``StreamEvent`` values, one ``type`` tag each, so they can be logged and sent to frontends.
+
+Stream contract (what a ``ModelClient`` yields, in order):
+
+- any number of ``retry`` / ``fallback`` notices while nothing is committed; each one voids
+  whatever thinking the failed attempt had streamed;
+- ``text`` / ``thinking`` deltas and ``tool_call_start`` / ``tool_call_delta`` / ``tool_call_end``;
+- ``usage`` (once per attempt that the provider billed), then ``stop``;
+- or, instead of ``stop``, one final ``error`` (the stream then ends; partial text stays valid).
+
+A client never raises for a provider failure: it yields ``error``.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+__all__ = [
+    "Effort",
+    "ErrorEvent",
+    "FallbackEvent",
+    "ImageBlock",
+    "Message",
+    "MessageBlock",
+    "ModelRequest",
+    "RedactedThinkingBlock",
+    "RetryEvent",
+    "StopEvent",
+    "StopReason",
+    "StreamEvent",
+    "TextBlock",
+    "TextDelta",
+    "ThinkingBlock",
+    "ThinkingDelta",
+    "TokenUsage",
+    "ToolCallDelta",
+    "ToolCallEnd",
+    "ToolCallStart",
+    "ToolResultBlock",
+    "ToolSpec",
+    "ToolUseBlock",
+    "UsageEvent",
+]
+
+Effort = Literal["low", "medium", "high", "max"]
+"""How much a reasoning model thinks first (``model.effort``, ``/effort``)."""
+
+StopReason = Literal[
+    "end_turn",
+    "tool_use",
+    "max_tokens",
+    "stop_sequence",
+    "refusal",
+    "pause_turn",
+    "context_window_exceeded",
+    "other",
+]
+
+_FROZEN = ConfigDict(frozen=True, extra="forbid")
+
+
+class TextBlock(BaseModel):
+    model_config = _FROZEN
+    type: Literal["text"] = "text"
+    text: str
+
+
+class ImageBlock(BaseModel):
+    """An image, base64-encoded (png, jpeg, gif or webp)."""
+
+    model_config = _FROZEN
+    type: Literal["image"] = "image"
+    media_type: Literal["image/png", "image/jpeg", "image/gif", "image/webp"]
+    data: str
+
+
+class ThinkingBlock(BaseModel):
+    """A model's thinking, passed back unmodified (Anthropic checks ``signature``)."""
+
+    model_config = _FROZEN
+    type: Literal["thinking"] = "thinking"
+    thinking: str
+    signature: str | None = None
+
+
+class RedactedThinkingBlock(BaseModel):
+    model_config = _FROZEN
+    type: Literal["redacted_thinking"] = "redacted_thinking"
+    data: str
+
+
+class ToolUseBlock(BaseModel):
+    model_config = _FROZEN
+    type: Literal["tool_use"] = "tool_use"
+    id: str
+    name: str
+    input: dict[str, Any]
+
+
+class ToolResultBlock(BaseModel):
+    model_config = _FROZEN
+    type: Literal["tool_result"] = "tool_result"
+    tool_use_id: str
+    content: str | list[TextBlock | ImageBlock]
+    is_error: bool = False
+
+
+MessageBlock = Annotated[
+    TextBlock | ImageBlock | ThinkingBlock | RedactedThinkingBlock | ToolUseBlock | ToolResultBlock,
+    Field(discriminator="type"),
+]
+
+
+class Message(BaseModel):
+    model_config = _FROZEN
+    role: Literal["user", "assistant"]
+    content: list[MessageBlock]
+
+
+class ToolSpec(BaseModel):
+    """A tool the model may call; ``input_schema`` is a JSON Schema object."""
+
+    model_config = _FROZEN
+    name: str = Field(pattern=r"^[a-zA-Z0-9_-]{1,64}$")
+    description: str = ""
+    input_schema: dict[str, Any]
+
+
+class ModelRequest(BaseModel):
+    """One call to a model. ``model`` empty = the client's own model for its role."""
+
+    model_config = _FROZEN
+    system: str = ""
+    messages: list[Message]
+    tools: list[ToolSpec] = Field(default_factory=list)
+    max_tokens: int = Field(default=16_000, ge=1)
+    effort: Effort | None = None
+    """None = the client's configured effort."""
+
+
+class TokenUsage(BaseModel):
+    """Tokens of one billed attempt; ``input_tokens`` excludes cache reads and writes."""
+
+    model_config = _FROZEN
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cache_read_tokens: int = 0
+    cache_write_tokens: int = 0
+
+
+# ----------------------------------------------------------------------------- stream events
+
+
+class TextDelta(BaseModel):
+    model_config = _FROZEN
+    type: Literal["text"] = "text"
+    text: str
+
+
+class ThinkingDelta(BaseModel):
+    """Thinking text, or (with ``signature``) the end of a thinking block; ``redacted`` carries
+    a redacted block's data."""
+
+    model_config = _FROZEN
+    type: Literal["thinking"] = "thinking"
+    thinking: str = ""
+    signature: str | None = None
+    redacted: str | None = None
+
+
+class ToolCallStart(BaseModel):
+    model_config = _FROZEN
+    type: Literal["tool_call_start"] = "tool_call_start"
+    index: int
+    id: str
+    name: str
+
+
+class ToolCallDelta(BaseModel):
+    """A fragment of the call's JSON arguments (fragments concatenate)."""
+
+    model_config = _FROZEN
+    type: Literal["tool_call_delta"] = "tool_call_delta"
+    index: int
+    arguments: str
+
+
+class ToolCallEnd(BaseModel):
+    """The call is complete; ``input`` is the parsed arguments (``{}`` if they were empty)."""
+
+    model_config = _FROZEN
+    type: Literal["tool_call_end"] = "tool_call_end"
+    index: int
+    id: str
+    name: str
+    input: dict[str, Any]
+    raw_arguments: str | None = None
+    """Set (and ``input`` empty) only when the arguments were not a JSON object."""
+
+
+class UsageEvent(BaseModel):
+    """What one attempt cost. ``cost_usd`` None = the price is unknown (never shown as $0)."""
+
+    model_config = _FROZEN
+    type: Literal["usage"] = "usage"
+    model: str
+    usage: TokenUsage
+    cost_usd: float | None = None
+
+
+class StopEvent(BaseModel):
+    model_config = _FROZEN
+    type: Literal["stop"] = "stop"
+    reason: StopReason
+    raw: str | None = None
+    """The provider's own word for it (``end_turn``, ``tool_calls``, ...)."""
+
+
+class RetryEvent(BaseModel):
+    """The provider is busy; attempt ``attempt`` of ``attempts`` starts in ``wait_s`` seconds."""
+
+    model_config = _FROZEN
+    type: Literal["retry"] = "retry"
+    model: str
+    attempt: int
+    attempts: int
+    wait_s: float
+    reason: str
+
+    @property
+    def message(self) -> str:
+        return f"Provider busy · retry {self.attempt} in {self.wait_s:g}s"
+
+
+class FallbackEvent(BaseModel):
+    """``from_model`` failed before any answer text; ``to_model`` is tried next."""
+
+    model_config = _FROZEN
+    type: Literal["fallback"] = "fallback"
+    from_model: str
+    to_model: str
+    reason: str
+
+
+class ErrorEvent(BaseModel):
+    """The request failed for good; the stream ends here. Text already streamed stays."""
+
+    model_config = _FROZEN
+    type: Literal["error"] = "error"
+    message: str
+    hint: str | None = None
+    status: int | None = None
+    kind: str = "provider"
+    """``provider`` (an HTTP/stream error), ``connection``, ``timeout``, ``client`` (the client
+    could not be built), ``cost_cap``."""
+    model: str | None = None
+    after_text: bool = False
+
+
+StreamEvent = Annotated[
+    TextDelta
+    | ThinkingDelta
+    | ToolCallStart
+    | ToolCallDelta
+    | ToolCallEnd
+    | UsageEvent
+    | StopEvent
+    | RetryEvent
+    | FallbackEvent
+    | ErrorEvent,
+    Field(discriminator="type"),
+]
