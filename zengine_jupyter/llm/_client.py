@@ -66,7 +66,8 @@ class ClientDeps:
 
     pricing: Mapping[str, ModelPrice] = field(default_factory=dict)
     catalog: Catalog | None = None
-    environ: Mapping[str, str] | None = None
+    environ: Mapping[str, str] | None = field(default=None, repr=False)
+    """Where keys are looked up (None = ``os.environ``); kept out of ``repr``."""
     auth: AuthStore | None = None
     sleep: Callable[[float], Awaitable[None]] = asyncio.sleep
     meter: CostMeter | None = None

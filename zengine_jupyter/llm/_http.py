@@ -141,7 +141,7 @@ async def sse_post(
     content = json.dumps(payload, ensure_ascii=False, separators=(",", ":")).encode()
     try:
         async with http.stream("POST", url, headers=headers, content=content) as resp:
-            if resp.status_code >= 400:
+            if resp.status_code >= 300:  # redirects are not followed: a key stays on its host
                 body = await resp.aread()
                 raise status_error(resp.status_code, resp.headers, body, host, secret)
             decoder = SSEDecoder()
