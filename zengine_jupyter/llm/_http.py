@@ -6,6 +6,7 @@ contains a key (provider messages are scrubbed of anything key-shaped).
 
 from __future__ import annotations
 
+import contextlib
 import email.utils
 import json
 import re
@@ -14,7 +15,6 @@ from typing import TYPE_CHECKING, Any
 
 import httpx
 
-from zengine_jupyter.llm._sse import SSEDecoder
 from zengine_jupyter.protocol import (
     ProviderConnectionError,
     ProviderStatusError,
@@ -29,9 +29,9 @@ if TYPE_CHECKING:
 
 __all__ = [
     "make_http_client",
+    "open_stream",
     "parse_retry_after",
     "redact",
-    "sse_post",
     "status_error",
 ]
 
@@ -129,14 +129,16 @@ def status_error(
     )
 
 
-async def sse_post(
+@contextlib.asynccontextmanager
+async def open_stream(
     http: httpx.AsyncClient,
     url: str,
     headers: Mapping[str, str],
     payload: dict[str, Any],
     secret: Secret | None,
-) -> AsyncIterator[tuple[str, str]]:
-    """POST ``payload`` and yield the answer's SSE ``(event, data)`` pairs."""
+) -> AsyncIterator[AsyncIterator[bytes]]:
+    """POST ``payload``; the body's raw chunks inside the block. Any httpx error, in the
+    request or while the block reads the body, leaves as a ``ProviderError``."""
     host = httpx.URL(url).host
     content = json.dumps(payload, ensure_ascii=False, separators=(",", ":")).encode()
     try:
@@ -144,10 +146,7 @@ async def sse_post(
             if resp.status_code >= 300:  # redirects are not followed: a key stays on its host
                 body = await resp.aread()
                 raise status_error(resp.status_code, resp.headers, body, host, secret)
-            decoder = SSEDecoder()
-            async for chunk in resp.aiter_bytes():
-                for item in decoder.feed(chunk):
-                    yield item
+            yield resp.aiter_raw()
     except httpx.ConnectTimeout as exc:
         raise ProviderTimeoutError(
             f"could not connect to {host} in time", hint="check the network or the base URL"

@@ -28,23 +28,16 @@ class SSEDecoder:
         self._data: list[str] = []
 
     def feed(self, chunk: bytes) -> list[tuple[str, str]]:
-        text = self._pending + self._decoder.decode(chunk)
-        if text.endswith("\r"):  # may be the first half of CRLF
-            self._pending = text
-            return []
+        text = self._decoder.decode(chunk)
+        if self._pending:
+            text = self._pending + text
         if "\r" in text:
+            if text.endswith("\r"):  # may be the first half of CRLF
+                self._pending = text
+                return []
             text = text.replace("\r\n", "\n").replace("\r", "\n")
         lines = text.split("\n")
         self._pending = lines.pop()
-        return self._lines(lines)
-
-    def close(self) -> list[tuple[str, str]]:
-        """End of body: a final event without its blank line is dropped (per the standard)."""
-        self._pending = ""
-        self._event, self._data = "", []
-        return []
-
-    def _lines(self, lines: list[str]) -> list[tuple[str, str]]:
         out: list[tuple[str, str]] = []
         data = self._data
         for line in lines:
@@ -53,17 +46,20 @@ class SSEDecoder:
                     out.append((self._event, "\n".join(data)))
                     data = []
                 self._event = ""
-                continue
-            if line.startswith("data:"):
-                value = line[5:]
-                data.append(value[1:] if value.startswith(" ") else value)
+            elif line.startswith("data:"):
+                data.append(line[6:] if line.startswith("data: ") else line[5:])
             elif line.startswith("event:"):
-                value = line[6:]
-                self._event = value[1:] if value.startswith(" ") else value
+                self._event = line[7:] if line.startswith("event: ") else line[6:]
             elif line == "data":
                 data.append("")
         self._data = data
         return out
+
+    def close(self) -> list[tuple[str, str]]:
+        """End of body: a final event without its blank line is dropped (per the standard)."""
+        self._pending = ""
+        self._event, self._data = "", []
+        return []
 
 
 async def aiter_sse(chunks: AsyncIterator[bytes]) -> AsyncIterator[tuple[str, str]]:

@@ -47,6 +47,10 @@ _REASONS = {
 }
 
 
+_RENDERED: dict[tuple[int, str, str, bool], tuple[Reply, tuple[bytes, bytes]]] = {}
+"""Rendered ``always`` replies (kept with their reply, so an id is never reused meanwhile)."""
+
+
 @dataclass(frozen=True)
 class ReceivedRequest:
     """One request as it arrived: header names lower-cased, body parsed when JSON."""
@@ -80,7 +84,6 @@ class ProviderServer:
         self._script = _Script()
         self._server: asyncio.Server | None = None
         self._tasks: set[asyncio.Task[None]] = set()
-        self._rendered: dict[tuple[int, str, str, bool], tuple[bytes, bytes]] = {}
         self.port = 0
 
     # ------------------------------------------------------------------ public API
@@ -228,7 +231,8 @@ class ProviderServer:
     def _render(self, wire: str, reply: Reply, model: str, usage: bool) -> tuple[bytes, bytes]:
         """``(body up to the last text delta, the rest)`` as HTTP chunks; cached per reply."""
         key = (id(reply), wire, model, usage)
-        cached = self._rendered.get(key)
+        hit = _RENDERED.get(key)
+        cached = hit[1] if hit is not None and hit[0] is reply else None
         if cached is None:
             if wire == "anthropic":
                 events, text_end = render_anthropic(reply, model)
@@ -236,8 +240,10 @@ class ProviderServer:
                 events, text_end = render_openai(reply, model, usage)
             framed = [b"%x\r\n%s\r\n" % (len(e), e) for e in events]
             cached = (b"".join(framed[:text_end]), b"".join(framed[text_end:]) + b"0\r\n\r\n")
-            if reply is self._script.always:
-                self._rendered[key] = cached
+            if reply is self._script.always:  # e.g. a benchmark's big stream, rendered once
+                if len(_RENDERED) >= 8:
+                    _RENDERED.pop(next(iter(_RENDERED)))
+                _RENDERED[key] = (reply, cached)
         return cached
 
     async def _answer(

@@ -9,9 +9,11 @@ Handles every documented event: ``message_start``, ``content_block_start`` / ``_
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from zengine_jupyter.llm._http import make_http_client, redact, sse_post
+from zengine_jupyter.llm._http import make_http_client, open_stream, redact
+from zengine_jupyter.llm._sse import SSEDecoder
 from zengine_jupyter.llm.anthropic._request import build_body
 from zengine_jupyter.protocol import (
     ProviderConnectionError,
@@ -34,6 +36,9 @@ if TYPE_CHECKING:
     from zengine_jupyter.llm._keys import Secret
     from zengine_jupyter.llm._options import Timeouts
     from zengine_jupyter.protocol import ModelRequest, StopReason, StreamEvent
+
+_text = TextDelta.__pydantic_validator__.validate_python
+"""``TextDelta(text=...)``, validated, without the keyword-call overhead (hot path)."""
 
 __all__ = ["API_VERSION", "AnthropicAdapter", "stop_reason"]
 
@@ -70,6 +75,14 @@ def _usage(raw: dict[str, Any], into: dict[str, int]) -> None:
             into[ours] = value
 
 
+@dataclass
+class _State:
+    usage: dict[str, int] = field(default_factory=dict)
+    tools: dict[int, tuple[int, str, str, list[str]]] = field(default_factory=dict)
+    stop: str | None = None
+    done: bool = False
+
+
 class AnthropicAdapter:
     """Speaks the Messages API to one endpoint with one key (or none, for a local server)."""
 
@@ -86,6 +99,7 @@ class AnthropicAdapter:
         headers = {
             "content-type": "application/json",
             "accept": "text/event-stream",
+            "accept-encoding": "identity",
             "anthropic-version": API_VERSION,
         }
         if self._secret is not None:
@@ -96,86 +110,90 @@ class AnthropicAdapter:
         await self._http.aclose()
 
     async def events(self, request: ModelRequest, call: CallSpec) -> AsyncIterator[StreamEvent]:
-        usage: dict[str, int] = {}
-        billed = False
+        state = _State()
+        decoder = SSEDecoder()
+        body = build_body(request, call)
         try:
-            body = build_body(request, call)
-            sse = sse_post(self._http, self._url, self._headers(), body, self._secret)
-            async for event in _decode(sse, usage, self._secret):
-                if type(event) is StopEvent:
-                    billed = True
-                    yield UsageEvent(model=call.model, usage=TokenUsage(**usage))
-                yield event
+            async with open_stream(
+                self._http, self._url, self._headers(), body, self._secret
+            ) as chunks:
+                async for chunk in chunks:
+                    for _name, data in decoder.feed(chunk):
+                        try:
+                            obj = json.loads(data)
+                        except ValueError as exc:
+                            raise ProviderStreamError(
+                                "Anthropic stream sent malformed JSON", retryable=True
+                            ) from exc
+                        delta = obj.get("delta")
+                        if obj["type"] == "content_block_delta" and delta["type"] == "text_delta":
+                            yield _text({"text": delta["text"]})  # the hot path
+                            continue
+                        for event in _event(obj, state, self._secret):
+                            yield event
+                        if state.done:
+                            yield UsageEvent(model=call.model, usage=TokenUsage(**state.usage))
+                            yield StopEvent(reason=stop_reason(state.stop), raw=state.stop)
+                            return
+            raise ProviderConnectionError(
+                "the Anthropic stream ended before message_stop",
+                hint="the connection was cut; it is retried automatically when no text had arrived",
+            )
         except ProviderError:
-            if usage and not billed:  # the provider counts what it already processed
-                yield UsageEvent(model=call.model, usage=TokenUsage(**usage))
+            if state.usage:  # the provider counts what it already processed
+                yield UsageEvent(model=call.model, usage=TokenUsage(**state.usage))
             raise
 
 
-async def _decode(
-    sse: AsyncIterator[tuple[str, str]], usage: dict[str, int], secret: Secret | None
-) -> AsyncIterator[StreamEvent]:
-    tools: dict[int, tuple[int, str, str, list[str]]] = {}  # block index -> call
-    stop: str | None = None
-    async for _name, data in sse:
-        try:
-            obj = json.loads(data)
-        except ValueError as exc:
-            raise ProviderStreamError(
-                "Anthropic stream sent malformed JSON", retryable=True
-            ) from exc
-        kind = obj.get("type")
-        if kind == "content_block_delta":
-            delta = obj["delta"]
-            dtype = delta.get("type")
-            if dtype == "text_delta":
-                yield TextDelta.model_construct(text=delta["text"])
-            elif dtype == "input_json_delta":
-                call = tools.get(obj["index"])
-                if call is not None and delta.get("partial_json"):
-                    call[3].append(delta["partial_json"])
-                    yield ToolCallDelta(index=call[0], arguments=delta["partial_json"])
-            elif dtype == "thinking_delta":
-                yield ThinkingDelta.model_construct(thinking=delta["thinking"])
-            elif dtype == "signature_delta":
-                yield ThinkingDelta(signature=delta["signature"])
-        elif kind == "content_block_start":
-            block = obj["content_block"]
-            btype = block.get("type")
-            if btype == "tool_use":
-                call = (len(tools), str(block["id"]), str(block["name"]), [])
-                tools[obj["index"]] = call
-                yield ToolCallStart(index=call[0], id=call[1], name=call[2])
-            elif btype == "text" and block.get("text"):
-                yield TextDelta(text=block["text"])
-            elif btype == "thinking" and block.get("thinking"):
-                yield ThinkingDelta(thinking=block["thinking"])
-            elif btype == "redacted_thinking":
-                yield ThinkingDelta(redacted=str(block.get("data", "")))
-        elif kind == "content_block_stop":
+def _event(obj: dict[str, Any], state: _State, secret: Secret | None) -> list[StreamEvent]:
+    """Every event but a text delta (the caller's hot path); sets ``state.done`` at the end."""
+    kind = obj.get("type")
+    tools = state.tools
+    if kind == "content_block_delta":
+        delta = obj["delta"]
+        dtype = delta.get("type")
+        if dtype == "input_json_delta":
             call = tools.get(obj["index"])
-            if call is not None:
-                yield _tool_end(call)
-        elif kind == "message_start":
-            _usage(obj.get("message", {}).get("usage") or {}, usage)
-        elif kind == "message_delta":
-            stop = (obj.get("delta") or {}).get("stop_reason") or stop
-            _usage(obj.get("usage") or {}, usage)
-        elif kind == "message_stop":
-            yield StopEvent(reason=stop_reason(stop), raw=stop)
-            return
-        elif kind == "error":
-            err = obj.get("error") or {}
-            etype = str(err.get("type", "error"))
-            raise ProviderStreamError(
-                f"Anthropic stream error {etype}: {redact(str(err.get('message', '')), secret)}",
-                retryable=etype in _RETRYABLE_STREAM_ERRORS,
-                status=529 if etype == "overloaded_error" else None,
-            )
-    raise ProviderConnectionError(
-        "the Anthropic stream ended before message_stop",
-        hint="the connection was cut; it is retried automatically when no text had arrived",
-    )
+            if call is not None and delta.get("partial_json"):
+                call[3].append(delta["partial_json"])
+                return [ToolCallDelta(index=call[0], arguments=delta["partial_json"])]
+        elif dtype == "thinking_delta":
+            return [ThinkingDelta(thinking=delta["thinking"])]
+        elif dtype == "signature_delta":
+            return [ThinkingDelta(signature=delta["signature"])]
+    elif kind == "content_block_start":
+        block = obj["content_block"]
+        btype = block.get("type")
+        if btype == "tool_use":
+            call = (len(tools), str(block["id"]), str(block["name"]), [])
+            tools[obj["index"]] = call
+            return [ToolCallStart(index=call[0], id=call[1], name=call[2])]
+        if btype == "text" and block.get("text"):
+            return [TextDelta(text=block["text"])]
+        if btype == "thinking" and block.get("thinking"):
+            return [ThinkingDelta(thinking=block["thinking"])]
+        if btype == "redacted_thinking":
+            return [ThinkingDelta(redacted=str(block.get("data", "")))]
+    elif kind == "content_block_stop":
+        call = tools.get(obj["index"])
+        if call is not None:
+            return [_tool_end(call)]
+    elif kind == "message_start":
+        _usage(obj.get("message", {}).get("usage") or {}, state.usage)
+    elif kind == "message_delta":
+        state.stop = (obj.get("delta") or {}).get("stop_reason") or state.stop
+        _usage(obj.get("usage") or {}, state.usage)
+    elif kind == "message_stop":
+        state.done = True
+    elif kind == "error":
+        err = obj.get("error") or {}
+        etype = str(err.get("type", "error"))
+        raise ProviderStreamError(
+            f"Anthropic stream error {etype}: {redact(str(err.get('message', '')), secret)}",
+            retryable=etype in _RETRYABLE_STREAM_ERRORS,
+            status=529 if etype == "overloaded_error" else None,
+        )
+    return []
 
 
 def _tool_end(call: tuple[int, str, str, list[str]]) -> ToolCallEnd:

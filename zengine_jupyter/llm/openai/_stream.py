@@ -12,7 +12,8 @@ import json
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from zengine_jupyter.llm._http import make_http_client, redact, sse_post
+from zengine_jupyter.llm._http import make_http_client, open_stream, redact
+from zengine_jupyter.llm._sse import SSEDecoder
 from zengine_jupyter.llm.openai._request import build_body
 from zengine_jupyter.protocol import (
     ProviderConnectionError,
@@ -34,6 +35,9 @@ if TYPE_CHECKING:
     from zengine_jupyter.llm._keys import Secret
     from zengine_jupyter.llm._options import Timeouts
     from zengine_jupyter.protocol import ModelRequest, StopReason, StreamEvent
+
+_text = TextDelta.__pydantic_validator__.validate_python
+"""``TextDelta(text=...)``, validated, without the keyword-call overhead (hot path)."""
 
 __all__ = ["OpenAIAdapter", "stop_reason", "usage_from"]
 
@@ -114,6 +118,14 @@ class _Calls:
         self.ended = len(self.order)
 
 
+@dataclass
+class _State:
+    calls: _Calls = field(default_factory=_Calls)
+    finish: str | None = None
+    usage: TokenUsage | None = None
+    done: bool = False
+
+
 class OpenAIAdapter:
     """Speaks chat completions to one endpoint; the key (if any) goes as a Bearer token."""
 
@@ -130,57 +142,81 @@ class OpenAIAdapter:
         await self._http.aclose()
 
     def _headers(self) -> dict[str, str]:
-        headers = {"content-type": "application/json", "accept": "text/event-stream"}
+        headers = {
+            "content-type": "application/json",
+            "accept": "text/event-stream",
+            "accept-encoding": "identity",
+        }
         if self._secret is not None:
             headers["authorization"] = f"Bearer {self._secret.reveal()}"
         return headers
 
     async def events(self, request: ModelRequest, call: CallSpec) -> AsyncIterator[StreamEvent]:
         body = build_body(request, call, self.endpoint)
-        sse = sse_post(self._http, self._url, self._headers(), body, self._secret)
-        calls = _Calls()
-        finish: str | None = None
-        usage: TokenUsage | None = None
-        done = False
-        async for _name, data in sse:
-            if data == "[DONE]":
-                done = True
-                break
-            try:
-                obj = json.loads(data)
-            except ValueError as exc:
-                raise ProviderStreamError("stream sent malformed JSON", retryable=True) from exc
-            if obj.get("error"):
-                raise _stream_error(obj["error"], self.endpoint.host, self._secret)
-            for choice in obj.get("choices") or ():
-                delta = choice.get("delta") or {}
-                text = delta.get("content")
-                if text:
-                    yield TextDelta.model_construct(text=text)
-                thought = delta.get("reasoning_content") or delta.get("reasoning")
-                if isinstance(thought, str) and thought:
-                    yield ThinkingDelta.model_construct(thinking=thought)
-                for tc in delta.get("tool_calls") or ():
-                    for event in calls.feed(tc):
+        state = _State()
+        decoder = SSEDecoder()
+        async with open_stream(
+            self._http, self._url, self._headers(), body, self._secret
+        ) as chunks:
+            async for chunk in chunks:
+                for _name, data in decoder.feed(chunk):
+                    if data == "[DONE]":
+                        state.done = True
+                        break
+                    try:
+                        obj = json.loads(data)
+                    except ValueError as exc:
+                        raise ProviderStreamError(
+                            "stream sent malformed JSON", retryable=True
+                        ) from exc
+                    choices = obj.get("choices")
+                    if choices and len(choices) == 1 and not obj.get("usage"):
+                        delta = choices[0].get("delta")
+                        if (
+                            delta
+                            and len(delta) == 1
+                            and "content" in delta
+                            and not choices[0].get("finish_reason")
+                        ):
+                            if delta["content"]:
+                                yield _text({"text": delta["content"]})  # the hot path
+                            continue
+                    for event in self._chunk(obj, state):
                         yield event
-                if choice.get("finish_reason"):
-                    finish = choice["finish_reason"]
-                    for end in calls.close():
-                        yield end
-            if obj.get("usage"):
-                usage = usage_from(obj["usage"])
-        if not done and finish is None:
-            if usage is not None:
-                yield UsageEvent(model=call.model, usage=usage)
+                if state.done:
+                    break
+        if not state.done and state.finish is None:
+            if state.usage is not None:
+                yield UsageEvent(model=call.model, usage=state.usage)
             raise ProviderConnectionError(
                 f"the stream from {self.endpoint.host} ended before [DONE]",
                 hint="the connection was cut; it is retried automatically when no text had arrived",
             )
-        for end in calls.close():
+        for end in state.calls.close():
             yield end
-        if usage is not None:
-            yield UsageEvent(model=call.model, usage=usage)
-        yield StopEvent(reason=stop_reason(finish, bool(calls.order)), raw=finish)
+        if state.usage is not None:
+            yield UsageEvent(model=call.model, usage=state.usage)
+        yield StopEvent(reason=stop_reason(state.finish, bool(state.calls.order)), raw=state.finish)
+
+    def _chunk(self, obj: dict[str, Any], state: _State) -> list[StreamEvent]:
+        if obj.get("error"):
+            raise _stream_error(obj["error"], self.endpoint.host, self._secret)
+        out: list[StreamEvent] = []
+        for choice in obj.get("choices") or ():
+            delta = choice.get("delta") or {}
+            if delta.get("content"):
+                out.append(TextDelta(text=delta["content"]))
+            thought = delta.get("reasoning_content") or delta.get("reasoning")
+            if isinstance(thought, str) and thought:
+                out.append(ThinkingDelta(thinking=thought))
+            for tc in delta.get("tool_calls") or ():
+                out.extend(state.calls.feed(tc))
+            if choice.get("finish_reason"):
+                state.finish = choice["finish_reason"]
+                out.extend(state.calls.close())
+        if obj.get("usage"):
+            state.usage = usage_from(obj["usage"])
+        return out
 
 
 def _stream_error(err: Any, host: str, secret: Secret | None) -> ProviderStreamError:
