@@ -58,6 +58,8 @@ class ModelInfo:
     reasoning: bool | None = None
     effort_values: tuple[str, ...] = ()
     """Reasoning-effort values the model accepts (models.dev ``reasoning_options``)."""
+    thinking_budget: bool = False
+    """The model takes a thinking budget in tokens (``reasoning_options`` budget_tokens)."""
     price: ModelPrice | None = None
     price_tiers: tuple[tuple[int, ModelPrice], ...] = ()
     """``(context size, price)``: prices for a request whose input is above that size."""
@@ -87,9 +89,11 @@ def _deep_merge(base: dict[str, Any], extra: dict[str, Any]) -> dict[str, Any]:
 def _info(model_id: str, provider: str | None, raw: dict[str, Any]) -> ModelInfo:
     limit: dict[str, Any] = raw["limit"] if isinstance(raw.get("limit"), dict) else {}
     efforts: list[str] = []
+    budget = False
     for option in raw.get("reasoning_options") or ():
         if isinstance(option, dict) and option.get("type") == "effort":
             efforts += [str(v) for v in option.get("values") or () if isinstance(v, str)]
+        budget = budget or (isinstance(option, dict) and option.get("type") == "budget_tokens")
     cost: dict[str, Any] = raw["cost"] if isinstance(raw.get("cost"), dict) else {}
     tiers = tuple(
         (int(t["tier"]["size"]), p)
@@ -108,6 +112,7 @@ def _info(model_id: str, provider: str | None, raw: dict[str, Any]) -> ModelInfo
         output=limit.get("output") if isinstance(limit.get("output"), int) else None,
         reasoning=reasoning if isinstance(reasoning, bool) else None,
         effort_values=tuple(efforts),
+        thinking_budget=budget,
         price=_price(raw.get("cost")),
         price_tiers=tiers,
     )

@@ -35,7 +35,7 @@ __all__ = [
     "status_error",
 ]
 
-_KEYISH = re.compile(r"\b(?:sk|key|pk|rk|gsk|xai|AIza)[-_A-Za-z0-9*.]{8,}")
+_KEYISH = re.compile(r"\b(?:(?:sk|pk|rk)[-_]|gsk_|xai-|AIza)[-_A-Za-z0-9*.]{6,}[-_A-Za-z0-9*]")
 _MAX_MESSAGE = 300
 
 

@@ -67,6 +67,7 @@ class Reply:
     response starts (for read timeouts), ``drop`` (``before_first_byte``: close without a byte;
     ``after_text``: close mid-stream right after the text), ``stream_error`` (an ``error`` event
     after the text, e.g. ``overloaded_error``, on an HTTP 200 stream).
+    ``raw`` replaces the rendered stream with the given SSE event bytes.
     """
 
     text: tuple[str, ...] = ()
@@ -83,6 +84,8 @@ class Reply:
     drop: Drop | None = None
     stream_error: str | None = None
     ping: bool = True
+    raw: tuple[bytes, ...] = ()
+    """Send these SSE events verbatim instead (for provider quirks: missing indexes, comments)."""
 
     @classmethod
     def answer(cls, *text: str, **kwargs: Any) -> Reply:

@@ -234,7 +234,9 @@ class ProviderServer:
         hit = _RENDERED.get(key)
         cached = hit[1] if hit is not None and hit[0] is reply else None
         if cached is None:
-            if wire == "anthropic":
+            if reply.raw:
+                events, text_end = list(reply.raw), len(reply.raw)
+            elif wire == "anthropic":
                 events, text_end = render_anthropic(reply, model)
             else:
                 events, text_end = render_openai(reply, model, usage)

@@ -32,8 +32,13 @@ _EPHEMERAL = {"type": "ephemeral"}
 _VERSION = re.compile(r"claude-(?:opus|sonnet|haiku|fable)-(\d+)(?:[-.](\d{1,2}))?(?!\d)")
 
 
-def _adaptive(model: str) -> bool:
-    """Claude 4.6 and later take (4.7+ and 5 only take) adaptive thinking."""
+def _adaptive(call: CallSpec) -> bool:
+    """Adaptive thinking for models that take an effort (the catalog says so; else by name:
+    Claude 4.6 and later take it, 4.7+ and 5 only take it); a thinking budget for the rest."""
+    info = call.info
+    if info is not None and (info.effort_values or info.thinking_budget):
+        return bool(info.effort_values)
+    model = call.model
     match = _VERSION.search(model) or re.search(r"fable-(\d+)", model)
     if not match:
         return False
@@ -46,7 +51,7 @@ def thinking_config(call: CallSpec) -> tuple[dict[str, Any] | None, int]:
     """``(thinking block or None, max_tokens)`` for this call."""
     if call.info is not None and call.info.reasoning is False:
         return None, call.max_tokens
-    if _adaptive(call.model):
+    if _adaptive(call):
         return {"type": "adaptive"}, call.max_tokens
     budget = THINKING_BUDGETS[call.effort]
     limit = call.info.output if call.info is not None and call.info.output else None
@@ -57,6 +62,22 @@ def thinking_config(call: CallSpec) -> tuple[dict[str, Any] | None, int]:
     if budget < _MIN_BUDGET:
         return None, call.max_tokens
     return {"type": "enabled", "budget_tokens": budget}, max_tokens
+
+
+_EFFORT_PREFERENCE: dict[Effort, tuple[str, ...]] = {
+    "low": ("low", "medium"),
+    "medium": ("medium", "high", "low"),
+    "high": ("high", "medium"),
+    "max": ("max", "xhigh", "high"),
+}
+
+
+def _effort(call: CallSpec) -> str:
+    """``output_config.effort``: our effort, or the nearest value the model accepts."""
+    accepted = call.info.effort_values if call.info is not None else ()
+    if not accepted:
+        return call.effort
+    return next((v for v in _EFFORT_PREFERENCE[call.effort] if v in accepted), call.effort)
 
 
 def _block(block: MessageBlock) -> dict[str, Any]:
@@ -117,5 +138,5 @@ def build_body(request: ModelRequest, call: CallSpec) -> dict[str, Any]:
     if thinking is not None:
         body["thinking"] = thinking
         if thinking["type"] == "adaptive":
-            body["output_config"] = {"effort": call.effort}
+            body["output_config"] = {"effort": _effort(call)}
     return body
