@@ -135,3 +135,32 @@ def test_missing_or_broken_files_give_an_empty_catalog(tmp_path: Path) -> None:
     (tmp_path / "bad.json").write_text("{not json")
     catalog = Catalog.from_files(tmp_path / "bad.json", tmp_path / "absent.json")
     assert catalog.model("gpt-5") is None
+
+
+async def test_background_refresh_never_holds_up_a_request(cache: CatalogCache) -> None:
+    import asyncio
+
+    from zengine_jupyter.testing import unresponsive_port
+
+    _age(cache.path, 2 * 24 * 3600)
+    with unresponsive_port() as port:
+        slow = CatalogCache(url=f"http://127.0.0.1:{port}/api.json")
+        async with ProviderServer() as server, asyncio.TaskGroup() as group:
+            server.add(Reply.answer("answered"))
+            task = slow.start_refresh(group)
+            assert task is not None
+            client = build_client(
+                ProviderOptions(model="gpt-5", kind="openai", base_url=server.openai_url),
+                deps=ClientDeps(environ={}, catalog=await slow.load()),
+            )
+            try:
+                events = await collect(client)
+            finally:
+                await client.aclose()
+            assert not task.done()  # the answer came while the refresh was still connecting
+            task.cancel()
+    assert [e.type for e in events][-1] == "stop"
+    fresh = CatalogCache()
+    _age(fresh.path, 0)
+    async with asyncio.TaskGroup() as group:
+        assert fresh.start_refresh(group) is None

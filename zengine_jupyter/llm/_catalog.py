@@ -17,17 +17,16 @@ import contextlib
 import json
 import logging
 import os
+import tempfile
 import time
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from pathlib import Path
+from typing import Any
 
 import httpx
 
 from zengine_jupyter.config import data_dir
 from zengine_jupyter.llm._options import ModelPrice
-
-if TYPE_CHECKING:
-    from pathlib import Path
 
 __all__ = ["MODELS_DEV_URL", "Catalog", "CatalogCache", "ModelInfo"]
 
@@ -220,6 +219,13 @@ class CatalogCache:
         await asyncio.to_thread(self._write, resp.content)
         return True
 
+    def start_refresh(self, group: asyncio.TaskGroup) -> asyncio.Task[bool] | None:
+        """Start ``refresh_if_stale`` as a task of ``group`` when the cache is stale (None when
+        it is fresh). Nothing waits for it: requests use the copy that is there."""
+        if not self.is_stale():
+            return None
+        return group.create_task(self.refresh())
+
     async def refresh_if_stale(self, now: float | None = None) -> bool:
         """Refresh when the cache is missing or a day old; meant for a background task."""
         if not self.is_stale(now):
@@ -228,9 +234,13 @@ class CatalogCache:
 
     def _write(self, content: bytes) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
+        fd, name = tempfile.mkstemp(
+            prefix=f".{self.path.name}.", suffix=".tmp", dir=self.path.parent
+        )
+        tmp = Path(name)
         try:
-            tmp.write_bytes(content)
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(content)
             tmp.replace(self.path)
         finally:
             with contextlib.suppress(FileNotFoundError):
