@@ -287,3 +287,34 @@ def test_a_corrupt_auth_json_is_a_config_error_naming_the_file(zengine_home: Pat
     assert isinstance(client, FailingClient)
     assert isinstance(client.reason, ProviderSetupError)
     assert "auth.json" in client.reason.message
+
+
+@pytest.mark.parametrize(
+    ("wire", "raw"),
+    [
+        (
+            "anthropic",
+            b'event: content_block_delta\ndata: {"type":"content_block_delta","index":0}\n\n',
+        ),
+        ("anthropic", b"event: message_start\ndata: {not json\n\n"),
+        ("openai", b"data: [1, 2]\n\n"),
+        ("openai", b'data: {"choices":[{"delta":{"content":7}}]}\n\n'),
+    ],
+)
+async def test_an_unreadable_event_ends_the_stream_with_an_error_not_an_exception(
+    wire: str, raw: bytes
+) -> None:
+    async with ProviderServer() as server:
+        server.add(Reply(raw=(raw,)))
+        url = server.base_url if wire == "anthropic" else server.openai_url
+        client = build_client(
+            ProviderOptions(model="m", kind=wire, base_url=url),  # type: ignore[arg-type]
+            deps=ClientDeps(environ={}),
+        )
+        try:
+            events = await collect(client)
+        finally:
+            await client.aclose()
+    assert [e.type for e in events] == ["error"]
+    assert "sent a stream event this client cannot read" in events[0].message
+    assert len(server.requests) == 1  # not retried: asking again would get the same

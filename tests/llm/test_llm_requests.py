@@ -203,4 +203,29 @@ def test_openai_reasoning_effort_maps_to_what_the_model_accepts(
     body = openai_body(HISTORY, CallSpec(model, effort, 4000, catalog.model(model)), official)
     assert body.get("reasoning_effort") == sent
     assert body["max_completion_tokens"] == 4000  # OpenAI's reasoning models reject max_tokens
-    assert "reasoning_content" not in body["messages"][2]
+    # thinking goes back only where the catalog says the model needs it (DeepSeek)
+    assert ("reasoning_content" in body["messages"][2]) is model.startswith("deepseek")
+
+
+def test_unsigned_thinking_is_left_out_and_turns_thinking_off_for_a_tool_loop() -> None:
+    foreign = ModelRequest(
+        messages=[
+            Message(role="user", content=[TextBlock(text="go")]),
+            Message(
+                role="assistant",
+                content=[
+                    ThinkingBlock(thinking="from another provider"),  # no signature
+                    ToolUseBlock(id="toolu_1", name="run", input={}),
+                ],
+            ),
+            Message(role="user", content=[ToolResultBlock(tool_use_id="toolu_1", content="ok")]),
+        ]
+    )
+    body = anthropic_body(foreign, CallSpec("claude-haiku-4-5", "high", 4000))
+    assert [b["type"] for b in body["messages"][1]["content"]] == ["tool_use"]
+    assert "thinking" not in body
+    assert body["max_tokens"] == 4000
+    signed = anthropic_body(HISTORY, CallSpec("claude-haiku-4-5", "high", 4000))
+    assert (
+        signed["thinking"]["type"] == "enabled"
+    )  # HISTORY's tool turn starts with signed thinking

@@ -59,6 +59,8 @@ class ModelInfo:
     """Reasoning-effort values the model accepts (models.dev ``reasoning_options``)."""
     thinking_budget: bool = False
     """The model takes a thinking budget in tokens (``reasoning_options`` budget_tokens)."""
+    interleaved_field: str | None = None
+    """The message field earlier reasoning must be passed back in (``reasoning_content``)."""
     price: ModelPrice | None = None
     price_tiers: tuple[tuple[int, ModelPrice], ...] = ()
     """``(context size, price)``: prices for a request whose input is above that size."""
@@ -104,6 +106,8 @@ def _info(model_id: str, provider: str | None, raw: dict[str, Any]) -> ModelInfo
         and (p := _price(t)) is not None
     )
     reasoning = raw.get("reasoning")
+    interleaved = raw.get("interleaved")
+    field = interleaved.get("field") if isinstance(interleaved, dict) else None
     return ModelInfo(
         id=model_id,
         provider=provider,
@@ -112,6 +116,7 @@ def _info(model_id: str, provider: str | None, raw: dict[str, Any]) -> ModelInfo
         reasoning=reasoning if isinstance(reasoning, bool) else None,
         effort_values=tuple(efforts),
         thinking_budget=budget,
+        interleaved_field=str(field) if isinstance(field, str) else None,
         price=_price(raw.get("cost")),
         price_tiers=tiers,
     )

@@ -18,6 +18,7 @@ import httpx
 from zengine_jupyter.protocol import (
     ProviderConnectionError,
     ProviderStatusError,
+    ProviderStreamError,
     ProviderTimeoutError,
 )
 
@@ -28,7 +29,9 @@ if TYPE_CHECKING:
     from zengine_jupyter.llm._options import Timeouts
 
 __all__ = [
+    "MALFORMED",
     "make_http_client",
+    "malformed",
     "open_stream",
     "parse_retry_after",
     "redact",
@@ -44,6 +47,18 @@ def redact(text: str, secret: Secret | None = None) -> str:
     if secret is not None and secret.reveal():
         text = text.replace(secret.reveal(), "[redacted]")
     return _KEYISH.sub("[redacted]", text)
+
+
+MALFORMED = (KeyError, TypeError, AttributeError, IndexError, ValueError)
+"""What reading an event of an unexpected shape raises (pydantic's ValidationError included)."""
+
+
+def malformed(host: str, exc: Exception) -> ProviderStreamError:
+    """A stream event this client cannot read: a provider error, not a crash."""
+    return ProviderStreamError(
+        f"{host} sent a stream event this client cannot read ({type(exc).__name__})",
+        hint="the provider may not be fully compatible; try provider.kind or another model",
+    )
 
 
 def make_http_client(timeouts: Timeouts, *, local: bool) -> httpx.AsyncClient:

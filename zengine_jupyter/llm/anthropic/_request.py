@@ -80,6 +80,24 @@ def _effort(call: CallSpec) -> str:
     return next((v for v in _EFFORT_PREFERENCE[call.effort] if v in accepted), call.effort)
 
 
+def _sendable(block: MessageBlock) -> bool:
+    """Thinking without a signature (from another provider) cannot be verified: left out."""
+    return not isinstance(block, ThinkingBlock) or bool(block.signature)
+
+
+def _thinking_allowed(request: ModelRequest) -> bool:
+    """With thinking on, an assistant turn that called tools must start with its (signed)
+    thinking; a history without it (another provider's, or thinking off) gets none now."""
+    for message in reversed(request.messages):
+        if message.role != "assistant":
+            continue
+        if not any(isinstance(b, ToolUseBlock) for b in message.content):
+            return True
+        first = next((b for b in message.content if _sendable(b)), None)
+        return isinstance(first, ThinkingBlock | RedactedThinkingBlock)
+    return True
+
+
 def _block(block: MessageBlock) -> dict[str, Any]:
     if isinstance(block, TextBlock):
         return {"type": "text", "text": block.text}
@@ -106,7 +124,7 @@ def _block(block: MessageBlock) -> dict[str, Any]:
 
 
 def _message(message: Message) -> dict[str, Any]:
-    blocks = [_block(b) for b in message.content]
+    blocks = [_block(b) for b in message.content if _sendable(b)]
     if message.role == "user":  # tool results must come first in their message
         blocks.sort(key=lambda b: b["type"] != "tool_result")
     return {"role": message.role, "content": blocks}
@@ -122,6 +140,8 @@ def _mark_last_cacheable(messages: list[dict[str, Any]]) -> None:
 
 def build_body(request: ModelRequest, call: CallSpec) -> dict[str, Any]:
     thinking, max_tokens = thinking_config(call)
+    if thinking is not None and not _thinking_allowed(request):
+        thinking, max_tokens = None, call.max_tokens
     messages = [_message(m) for m in request.messages]
     _mark_last_cacheable(messages)
     body: dict[str, Any] = {"model": call.model, "max_tokens": max_tokens, "stream": True}

@@ -12,7 +12,7 @@ import json
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from zengine_jupyter.llm._http import make_http_client, open_stream, redact
+from zengine_jupyter.llm._http import MALFORMED, make_http_client, malformed, open_stream, redact
 from zengine_jupyter.llm._sse import SSEDecoder
 from zengine_jupyter.llm.anthropic._request import build_body
 from zengine_jupyter.protocol import (
@@ -119,12 +119,7 @@ class AnthropicAdapter:
             ) as chunks:
                 async for chunk in chunks:
                     for _name, data in decoder.feed(chunk):
-                        try:
-                            obj = json.loads(data)
-                        except ValueError as exc:
-                            raise ProviderStreamError(
-                                "Anthropic stream sent malformed JSON", retryable=True
-                            ) from exc
+                        obj = json.loads(data)
                         delta = obj.get("delta")
                         if obj["type"] == "content_block_delta" and delta["type"] == "text_delta":
                             yield _text({"text": delta["text"]})  # the hot path
@@ -139,10 +134,13 @@ class AnthropicAdapter:
                 "the Anthropic stream ended before message_stop",
                 hint="the connection was cut; it is retried automatically when no text had arrived",
             )
-        except ProviderError:
+        except (ProviderError, *MALFORMED) as exc:
+            error = exc if isinstance(exc, ProviderError) else malformed(self.endpoint.host, exc)
             if state.usage:  # the provider counts what it already processed
                 yield UsageEvent(model=call.model, usage=TokenUsage(**state.usage))
-            raise
+            if error is exc:
+                raise
+            raise error from exc
 
 
 def _event(obj: dict[str, Any], state: _State, secret: Secret | None) -> list[StreamEvent]:

@@ -94,6 +94,17 @@ def _assistant(message: Message, out: list[dict[str, Any]], pass_reasoning: bool
     out.append(entry)
 
 
+def _pass_reasoning(call: CallSpec, endpoint: Endpoint) -> bool:
+    """Whether earlier thinking goes back as ``reasoning_content``: what the catalog says
+    (models.dev ``interleaved``), else for any server but OpenAI's and Google's."""
+    if call.info is not None:
+        return call.info.interleaved_field == "reasoning_content"
+    return not any(
+        endpoint.host == h or endpoint.host.endswith(f".{h}")
+        for h in ("openai.com", "googleapis.com")
+    )
+
+
 def build_body(request: ModelRequest, call: CallSpec, endpoint: Endpoint) -> dict[str, Any]:
     official = endpoint.host == "openai.com" or endpoint.host.endswith(".openai.com")
     messages: list[dict[str, Any]] = []
@@ -103,7 +114,7 @@ def build_body(request: ModelRequest, call: CallSpec, endpoint: Endpoint) -> dic
         if message.role == "user":
             _user(message, messages)
         else:
-            _assistant(message, messages, pass_reasoning=not official)
+            _assistant(message, messages, pass_reasoning=_pass_reasoning(call, endpoint))
     body: dict[str, Any] = {
         "model": call.model,
         "messages": messages,

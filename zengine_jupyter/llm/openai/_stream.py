@@ -12,7 +12,7 @@ import json
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from zengine_jupyter.llm._http import make_http_client, open_stream, redact
+from zengine_jupyter.llm._http import MALFORMED, make_http_client, malformed, open_stream, redact
 from zengine_jupyter.llm._sse import SSEDecoder
 from zengine_jupyter.llm.openai._request import build_body
 from zengine_jupyter.protocol import (
@@ -155,36 +155,34 @@ class OpenAIAdapter:
         body = build_body(request, call, self.endpoint)
         state = _State()
         decoder = SSEDecoder()
-        async with open_stream(
-            self._http, self._url, self._headers(), body, self._secret
-        ) as chunks:
-            async for chunk in chunks:
-                for _name, data in decoder.feed(chunk):
-                    if data == "[DONE]":
-                        state.done = True
-                        break
-                    try:
+        try:
+            async with open_stream(
+                self._http, self._url, self._headers(), body, self._secret
+            ) as chunks:
+                async for chunk in chunks:
+                    for _name, data in decoder.feed(chunk):
+                        if data == "[DONE]":
+                            state.done = True
+                            break
                         obj = json.loads(data)
-                    except ValueError as exc:
-                        raise ProviderStreamError(
-                            "stream sent malformed JSON", retryable=True
-                        ) from exc
-                    choices = obj.get("choices")
-                    if choices and len(choices) == 1 and not obj.get("usage"):
-                        delta = choices[0].get("delta")
-                        if (
-                            delta
-                            and len(delta) == 1
-                            and "content" in delta
-                            and not choices[0].get("finish_reason")
-                        ):
-                            if delta["content"]:
-                                yield _text({"text": delta["content"]})  # the hot path
-                            continue
-                    for event in self._chunk(obj, state):
-                        yield event
-                if state.done:
-                    break
+                        choices = obj.get("choices")
+                        if choices and len(choices) == 1 and not obj.get("usage"):
+                            delta = choices[0].get("delta")
+                            if (
+                                delta
+                                and len(delta) == 1
+                                and "content" in delta
+                                and not choices[0].get("finish_reason")
+                            ):
+                                if delta["content"]:
+                                    yield _text({"text": delta["content"]})  # the hot path
+                                continue
+                        for event in self._chunk(obj, state):
+                            yield event
+                    if state.done:
+                        break
+        except MALFORMED as exc:
+            raise malformed(self.endpoint.host, exc) from exc
         if not state.done and state.finish is None:
             if state.usage is not None:
                 yield UsageEvent(model=call.model, usage=state.usage)
