@@ -318,3 +318,10 @@ async def test_an_unreadable_event_ends_the_stream_with_an_error_not_an_exceptio
     assert [e.type for e in events] == ["error"]
     assert "sent a stream event this client cannot read" in events[0].message
     assert len(server.requests) == 1  # not retried: asking again would get the same
+
+
+async def test_no_model_set_fails_each_request_saying_so() -> None:
+    client = build_client(ProviderOptions(model=" "), deps=ClientDeps(environ={}))
+    (event,) = await collect(client)
+    assert event.type == "error"
+    assert "model.main" in event.message

@@ -216,8 +216,12 @@ def build_client(
     """The client for ``role`` (``fast`` and ``review`` default to ``main``), with the
     fallbacks after it. Never raises for a bad setup: see ``FailingClient``."""
     deps = deps or ClientDeps()
-    model = options.model_for(role)
+    model = options.model_for(role).strip()
     models = (model, *(m for m in options.fallbacks if m != model))
+    if not model:
+        return FailingClient(
+            ProviderSetupError("no model is set (model.main)", hint="set model.main in settings")
+        )
     try:
         endpoint = detect_endpoint(options.kind, options.base_url, model)
         adapter = _adapter(endpoint, options, deps)

@@ -6,10 +6,17 @@ live in submodules (``pytest_plugin``, ``kernel``).
 
 Model providers: ``ProviderServer`` (a local HTTP server speaking the Anthropic and
 OpenAI-compatible wire formats, with request validation and fault injection), scripted with
-``Reply``, ``ScriptedToolCall`` and ``ScriptedUsage``; ``FakeClock`` replaces the retry sleep.
+``Reply``, ``ScriptedToolCall`` and ``ScriptedUsage``; ``FakeClock`` replaces the retry sleep;
+``FakeModelClient`` is the ``ModelClient`` port without HTTP, and ``assert_stream_contract``
+checks any client's stream.
 """
 
 from zengine_jupyter.testing._clock import FakeClock
+from zengine_jupyter.testing._model_client import (
+    FakeModelClient,
+    assert_stream_contract,
+    reply_events,
+)
 from zengine_jupyter.testing._net import free_port, unresponsive_port
 from zengine_jupyter.testing._provider_script import (
     Reply,
@@ -22,13 +29,16 @@ from zengine_jupyter.testing._provider_server import ProviderServer, ReceivedReq
 
 __all__ = [
     "FakeClock",
+    "FakeModelClient",
     "ProviderServer",
     "ReceivedRequest",
     "Reply",
     "ScriptedToolCall",
     "ScriptedUsage",
+    "assert_stream_contract",
     "free_port",
     "render_anthropic",
     "render_openai",
+    "reply_events",
     "unresponsive_port",
 ]
