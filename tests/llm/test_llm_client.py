@@ -25,7 +25,15 @@ from zengine_jupyter.llm import (
     resolve_key,
 )
 from zengine_jupyter.llm._http import parse_retry_after, redact
-from zengine_jupyter.protocol import ConfigError, ProviderSetupError
+from zengine_jupyter.protocol import (
+    ConfigError,
+    Message,
+    ModelRequest,
+    ProviderSetupError,
+    TextBlock,
+    ToolResultBlock,
+    ToolUseBlock,
+)
 from zengine_jupyter.testing import ProviderServer, Reply
 
 
@@ -325,3 +333,50 @@ async def test_no_model_set_fails_each_request_saying_so() -> None:
     (event,) = await collect(client)
     assert event.type == "error"
     assert "model.main" in event.message
+
+
+async def test_gemini_thought_signature_is_kept_and_echoed_back() -> None:
+    signature = {"google": {"thought_signature": "CiQBVKhc7abc"}}
+    raw = (
+        _chunk(
+            {
+                "role": "assistant",
+                "tool_calls": [
+                    {"id": "f1", "type": "function", "function": {"name": "ls", "arguments": "{}"}}
+                ],
+            }
+        ),
+        _chunk({"tool_calls": [{"extra_content": signature}]}),  # a metadata-only delta
+        _chunk({}, "stop"),
+        b"data: [DONE]\n\n",
+    )
+    async with ProviderServer() as server:
+        server.add(Reply(raw=raw), Reply.answer("done"))
+        client = build_client(
+            ProviderOptions(model="gemini-3-pro", kind="openai", base_url=server.openai_url),
+            deps=ClientDeps(environ={}),
+        )
+        try:
+            events = await collect(client)
+            (end,) = [e for e in events if e.type == "tool_call_end"]
+            assert (end.id, end.extra) == ("f1", signature)
+            follow_up = ModelRequest(
+                messages=[
+                    Message(role="user", content=[TextBlock(text="list")]),
+                    Message(
+                        role="assistant",
+                        content=[
+                            ToolUseBlock(id=end.id, name=end.name, input=end.input, extra=end.extra)
+                        ],
+                    ),
+                    Message(
+                        role="user", content=[ToolResultBlock(tool_use_id="f1", content="a.py")]
+                    ),
+                ]
+            )
+            assert text_of(await collect(client, follow_up)) == "done"
+        finally:
+            await client.aclose()
+    sent = server.requests[1].json["messages"][1]["tool_calls"][0]
+    assert sent["extra_content"] == signature
+    assert server.requests[1].rejected is None

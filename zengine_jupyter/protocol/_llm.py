@@ -101,6 +101,8 @@ class ToolUseBlock(BaseModel):
     id: str
     name: str
     input: dict[str, Any]
+    extra: dict[str, Any] | None = None
+    """Opaque provider data to pass back with the call (Gemini's ``extra_content``)."""
 
 
 class ToolResultBlock(BaseModel):
@@ -202,6 +204,9 @@ class ToolCallEnd(BaseModel):
     input: dict[str, Any]
     raw_arguments: str | None = None
     """Set (and ``input`` empty) only when the arguments were not a JSON object."""
+    extra: dict[str, Any] | None = None
+    """Opaque provider data the engine keeps in the ``ToolUseBlock`` (Gemini's
+    ``extra_content.google.thought_signature``, which must be echoed back)."""
 
 
 class UsageEvent(BaseModel):

@@ -75,15 +75,18 @@ def _user(message: Message, out: list[dict[str, Any]]) -> None:
 
 def _assistant(message: Message, out: list[dict[str, Any]], pass_reasoning: bool) -> None:
     text = "".join(b.text for b in message.content if isinstance(b, TextBlock))
-    calls = [
-        {
-            "id": b.id,
-            "type": "function",
-            "function": {"name": b.name, "arguments": json.dumps(b.input, ensure_ascii=False)},
-        }
-        for b in message.content
-        if isinstance(b, ToolUseBlock)
-    ]
+    calls: list[dict[str, Any]] = []
+    for b in message.content:
+        if isinstance(b, ToolUseBlock):
+            arguments = json.dumps(b.input, ensure_ascii=False)
+            call = {
+                "id": b.id,
+                "type": "function",
+                "function": {"name": b.name, "arguments": arguments},
+            }
+            if b.extra:
+                call["extra_content"] = b.extra  # e.g. Gemini's thought_signature
+            calls.append(call)
     entry: dict[str, Any] = {"role": "assistant", "content": text or None}
     if calls:
         entry["tool_calls"] = calls

@@ -76,6 +76,7 @@ class _Call:
     id: str
     name: str
     args: list[str] = field(default_factory=list)
+    extra: dict[str, Any] | None = None
 
     def end(self) -> ToolCallEnd:
         raw = "".join(self.args)
@@ -83,11 +84,15 @@ class _Call:
             parsed = json.loads(raw) if raw.strip() else {}
         except ValueError:
             parsed = None
-        if not isinstance(parsed, dict):
-            return ToolCallEnd(
-                index=self.index, id=self.id, name=self.name, input={}, raw_arguments=raw
-            )
-        return ToolCallEnd(index=self.index, id=self.id, name=self.name, input=parsed)
+        invalid = None if isinstance(parsed, dict) else raw
+        return ToolCallEnd(
+            index=self.index,
+            id=self.id,
+            name=self.name,
+            input=parsed if isinstance(parsed, dict) else {},
+            raw_arguments=invalid,
+            extra=self.extra,
+        )
 
 
 @dataclass
@@ -100,6 +105,11 @@ class _Calls:
         key = tc.get("index")
         call_id = tc.get("id")
         fn = tc.get("function") or {}
+        extra = tc.get("extra_content")
+        if key is None and not call_id and not fn and self.order:  # Gemini: metadata only
+            if isinstance(extra, dict):
+                self.order[-1].extra = {**(self.order[-1].extra or {}), **extra}
+            return
         current = self.by_key.get(key) if isinstance(key, int) else None
         if current is None or (call_id and call_id != current.id):
             n = len(self.order)
@@ -107,6 +117,8 @@ class _Calls:
             self.by_key[key if isinstance(key, int) else -1 - n] = current
             self.order.append(current)
             yield ToolCallStart(index=current.index, id=current.id, name=current.name)
+        if isinstance(extra, dict):
+            current.extra = {**(current.extra or {}), **extra}
         piece = fn.get("arguments")
         if isinstance(piece, str) and piece:
             current.args.append(piece)
