@@ -17,7 +17,7 @@ import time
 import httpx
 
 from benchmarks._harness import Benchmark
-from zengine_jupyter.llm import ClientDeps, ProviderOptions, build_client
+from zengine_jupyter.llm import ClientDeps, ProviderClient, ProviderOptions, build_client
 from zengine_jupyter.llm._endpoint import CallSpec, detect_endpoint
 from zengine_jupyter.llm.anthropic import build_body as anthropic_body
 from zengine_jupyter.llm.openai import build_body as openai_body
@@ -50,6 +50,8 @@ async def _ours(wire: str) -> float:
         server.always(_reply(wire))
         options = ProviderOptions(model=_MODEL, kind=wire, base_url=_url(server, wire))  # type: ignore[arg-type]
         client = build_client(options, deps=ClientDeps(environ={}))
+        assert isinstance(client, ProviderClient)
+        await client.prepare()  # the baseline's httpx client is made before its timer too
         try:
             start = time.perf_counter()
             count = 0

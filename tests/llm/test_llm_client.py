@@ -380,3 +380,22 @@ async def test_gemini_thought_signature_is_kept_and_echoed_back() -> None:
     sent = server.requests[1].json["messages"][1]["tool_calls"][0]
     assert sent["extra_content"] == signature
     assert server.requests[1].rejected is None
+
+
+async def test_aclose_is_idempotent_and_a_closed_client_is_not_reused() -> None:
+    from zengine_jupyter.llm import ProviderClient
+
+    async with ProviderServer() as server:
+        server.always(Reply.answer("ok"))
+        client = build_client(
+            ProviderOptions(model="m", kind="openai", base_url=server.openai_url),
+            deps=ClientDeps(environ={}),
+        )
+        assert isinstance(client, ProviderClient)
+        await client.prepare()
+        assert text_of(await collect(client)) == "ok"
+        await client.aclose()
+        await client.aclose()
+        with pytest.raises(RuntimeError, match="closed"):
+            await collect(client)
+    assert len(server.requests) == 1

@@ -131,6 +131,10 @@ class ProviderClient:
     def __repr__(self) -> str:
         return f"ProviderClient({self.adapter!r}, models={self.models!r})"
 
+    async def prepare(self) -> None:
+        """Optional: make the connection pool now, off the first request's path."""
+        await self.adapter.prepare()
+
     async def aclose(self) -> None:
         if not self._closed:
             self._closed = True

@@ -6,6 +6,7 @@ contains a key (provider messages are scrubbed of anything key-shaped).
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import email.utils
 import json
@@ -30,6 +31,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "MALFORMED",
+    "LazyHttp",
     "make_http_client",
     "malformed",
     "open_stream",
@@ -74,6 +76,36 @@ def make_http_client(timeouts: Timeouts, *, local: bool) -> httpx.AsyncClient:
         follow_redirects=False,
         trust_env=not local,
     )
+
+
+class LazyHttp:
+    """The adapter's ``httpx.AsyncClient``, made on first use in a worker thread (building
+    one loads the CA bundle: tens of ms that must not block the event loop)."""
+
+    def __init__(self, timeouts: Timeouts, *, local: bool) -> None:
+        self._timeouts = timeouts
+        self._local = local
+        self._client: httpx.AsyncClient | None = None
+        self._lock = asyncio.Lock()
+        self._closed = False
+
+    async def get(self) -> httpx.AsyncClient:
+        if self._closed:
+            raise RuntimeError("this model client was closed (aclose); build a new one")
+        if self._client is None:
+            async with self._lock:
+                if self._client is None:
+                    self._client = await asyncio.to_thread(
+                        make_http_client, self._timeouts, local=self._local
+                    )
+        return self._client
+
+    async def aclose(self) -> None:
+        """Idempotent; a client never used was never made."""
+        self._closed = True
+        if self._client is not None:
+            client, self._client = self._client, None
+            await client.aclose()
 
 
 def parse_retry_after(headers: Mapping[str, str], now: float | None = None) -> float | None:

@@ -12,7 +12,7 @@ import json
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from zengine_jupyter.llm._http import MALFORMED, make_http_client, malformed, open_stream, redact
+from zengine_jupyter.llm._http import MALFORMED, LazyHttp, malformed, open_stream, redact
 from zengine_jupyter.llm._sse import SSEDecoder
 from zengine_jupyter.llm.anthropic._request import build_body
 from zengine_jupyter.protocol import (
@@ -89,7 +89,7 @@ class AnthropicAdapter:
     def __init__(self, endpoint: Endpoint, secret: Secret | None, timeouts: Timeouts) -> None:
         self.endpoint = endpoint
         self._secret = secret
-        self._http = make_http_client(timeouts, local=endpoint.local)
+        self._http = LazyHttp(timeouts, local=endpoint.local)
         self._url = f"{endpoint.base_url}/v1/messages"
 
     def __repr__(self) -> str:
@@ -106,6 +106,10 @@ class AnthropicAdapter:
             headers["x-api-key"] = self._secret.reveal()
         return headers
 
+    async def prepare(self) -> None:
+        """Make the HTTP client now rather than in the first request (optional)."""
+        await self._http.get()
+
     async def aclose(self) -> None:
         await self._http.aclose()
 
@@ -115,7 +119,7 @@ class AnthropicAdapter:
         body = build_body(request, call)
         try:
             async with open_stream(
-                self._http, self._url, self._headers(), body, self._secret
+                await self._http.get(), self._url, self._headers(), body, self._secret
             ) as chunks:
                 async for chunk in chunks:
                     for _name, data in decoder.feed(chunk):
