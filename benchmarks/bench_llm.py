@@ -21,12 +21,12 @@ from zengine_jupyter.llm import ClientDeps, ProviderClient, ProviderOptions, bui
 from zengine_jupyter.llm._endpoint import CallSpec, detect_endpoint
 from zengine_jupyter.llm.anthropic import build_body as anthropic_body
 from zengine_jupyter.llm.openai import build_body as openai_body
-from zengine_jupyter.protocol import Message, ModelRequest, TextBlock
+from zengine_jupyter.protocol import Message, ModelRequest, TextPart
 from zengine_jupyter.testing import ProviderServer, Reply
 
 EVENTS = 10_000
 _OVERHEAD = {"anthropic": 6, "openai": 4}  # events around the text deltas in each format
-_REQUEST = ModelRequest(messages=[Message(role="user", content=[TextBlock(text="go")])])
+_REQUEST = ModelRequest(messages=[Message(role="user", content=[TextPart(text="go")])])
 _MODEL = "bench-model"
 
 

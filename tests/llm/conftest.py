@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from zengine_jupyter.protocol import Message, ModelRequest, TextBlock
+from zengine_jupyter.protocol import Message, ModelRequest, TextPart
 
 if TYPE_CHECKING:
     from zengine_jupyter.llm import ModelClient
@@ -16,7 +16,7 @@ KEY = "sk-test-Zq8RANDOMkeyVALUE0123456789"
 def ask(text: str = "hello", **kwargs: object) -> ModelRequest:
     return ModelRequest(
         system="You are terse.",
-        messages=[Message(role="user", content=[TextBlock(text=text)])],
+        messages=[Message(role="user", content=[TextPart(text=text)])],
         **kwargs,  # type: ignore[arg-type]
     )
 

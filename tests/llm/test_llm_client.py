@@ -30,9 +30,9 @@ from zengine_jupyter.protocol import (
     Message,
     ModelRequest,
     ProviderSetupError,
-    TextBlock,
-    ToolResultBlock,
-    ToolUseBlock,
+    TextPart,
+    ToolResultPart,
+    ToolUsePart,
 )
 from zengine_jupyter.testing import ProviderServer, Reply
 
@@ -362,15 +362,15 @@ async def test_gemini_thought_signature_is_kept_and_echoed_back() -> None:
             assert (end.id, end.extra) == ("f1", signature)
             follow_up = ModelRequest(
                 messages=[
-                    Message(role="user", content=[TextBlock(text="list")]),
+                    Message(role="user", content=[TextPart(text="list")]),
                     Message(
                         role="assistant",
                         content=[
-                            ToolUseBlock(id=end.id, name=end.name, input=end.input, extra=end.extra)
+                            ToolUsePart(id=end.id, name=end.name, input=end.input, extra=end.extra)
                         ],
                     ),
                     Message(
-                        role="user", content=[ToolResultBlock(tool_use_id="f1", content="a.py")]
+                        role="user", content=[ToolResultPart(tool_use_id="f1", content="a.py")]
                     ),
                 ]
             )

@@ -7,7 +7,7 @@ import pytest
 from conftest import KEY, collect
 
 from zengine_jupyter.llm import ClientDeps, ProviderOptions, build_client
-from zengine_jupyter.protocol import Message, ModelRequest, TextBlock
+from zengine_jupyter.protocol import Message, ModelRequest, TextPart
 from zengine_jupyter.testing import (
     FakeClock,
     FakeModelClient,
@@ -48,7 +48,7 @@ async def test_the_real_client_keeps_the_contract(wire: str, name: str) -> None:
 @pytest.mark.parametrize("name", list(SCRIPTS))
 async def test_the_fake_client_keeps_the_contract(name: str) -> None:
     fake = FakeModelClient(SCRIPTS[name][-1])
-    request = ModelRequest(messages=[Message(role="user", content=[TextBlock(text="hi")])])
+    request = ModelRequest(messages=[Message(role="user", content=[TextPart(text="hi")])])
     events = await collect(fake, request)
     assert_stream_contract(events)
     assert fake.requests == [request]

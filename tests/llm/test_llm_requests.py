@@ -24,14 +24,14 @@ from zengine_jupyter.llm._endpoint import CallSpec
 from zengine_jupyter.llm.anthropic import build_body as anthropic_body
 from zengine_jupyter.llm.openai import build_body as openai_body
 from zengine_jupyter.protocol import (
-    ImageBlock,
+    ImagePart,
     Message,
     ModelRequest,
-    TextBlock,
-    ThinkingBlock,
-    ToolResultBlock,
+    TextPart,
+    ThinkingPart,
+    ToolResultPart,
     ToolSpec,
-    ToolUseBlock,
+    ToolUsePart,
 )
 from zengine_jupyter.testing import ProviderServer, Reply
 
@@ -47,27 +47,27 @@ HISTORY = ModelRequest(
     messages=[
         Message(
             role="user",
-            content=[TextBlock(text="Fix the bug"), ImageBlock(media_type="image/png", data=PNG)],
+            content=[TextPart(text="Fix the bug"), ImagePart(media_type="image/png", data=PNG)],
         ),
         Message(
             role="assistant",
             content=[
-                ThinkingBlock(thinking="Look first.", signature="sig=="),
-                TextBlock(text="Reading."),
-                ToolUseBlock(id="toolu_1", name="read_file", input={"path": "a.py"}),
-                ToolUseBlock(id="toolu_2", name="run", input={"cmd": "pytest"}),
+                ThinkingPart(thinking="Look first.", signature="sig=="),
+                TextPart(text="Reading."),
+                ToolUsePart(id="toolu_1", name="read_file", input={"path": "a.py"}),
+                ToolUsePart(id="toolu_2", name="run", input={"cmd": "pytest"}),
             ],
         ),
         Message(
             role="user",
             content=[
-                TextBlock(text="(the results)"),  # out of order on purpose: results go first
-                ToolResultBlock(tool_use_id="toolu_1", content="x = 1"),
-                ToolResultBlock(
+                TextPart(text="(the results)"),  # out of order on purpose: results go first
+                ToolResultPart(tool_use_id="toolu_1", content="x = 1"),
+                ToolResultPart(
                     tool_use_id="toolu_2",
                     content=[
-                        TextBlock(text="1 failed"),
-                        ImageBlock(media_type="image/png", data=PNG),
+                        TextPart(text="1 failed"),
+                        ImagePart(media_type="image/png", data=PNG),
                     ],
                     is_error=True,
                 ),
@@ -210,15 +210,15 @@ def test_openai_reasoning_effort_maps_to_what_the_model_accepts(
 def test_unsigned_thinking_is_left_out_and_turns_thinking_off_for_a_tool_loop() -> None:
     foreign = ModelRequest(
         messages=[
-            Message(role="user", content=[TextBlock(text="go")]),
+            Message(role="user", content=[TextPart(text="go")]),
             Message(
                 role="assistant",
                 content=[
-                    ThinkingBlock(thinking="from another provider"),  # no signature
-                    ToolUseBlock(id="toolu_1", name="run", input={}),
+                    ThinkingPart(thinking="from another provider"),  # no signature
+                    ToolUsePart(id="toolu_1", name="run", input={}),
                 ],
             ),
-            Message(role="user", content=[ToolResultBlock(tool_use_id="toolu_1", content="ok")]),
+            Message(role="user", content=[ToolResultPart(tool_use_id="toolu_1", content="ok")]),
         ]
     )
     body = anthropic_body(foreign, CallSpec("claude-haiku-4-5", "high", 4000))

@@ -48,3 +48,15 @@ def test_any_chunking_gives_the_same_events(cuts: list[int]) -> None:
     points = [0, *sorted(cuts), len(STREAM)]
     chunks = [STREAM[a:b] for a, b in itertools.pairwise(points)]
     assert _decode(chunks) == EXPECTED
+
+
+async def test_aiter_sse_over_an_async_byte_stream() -> None:
+    from collections.abc import AsyncIterator
+
+    from zengine_jupyter.llm import aiter_sse
+
+    async def chunks() -> AsyncIterator[bytes]:
+        for i in range(0, len(STREAM), 7):
+            yield STREAM[i : i + 7]
+
+    assert [item async for item in aiter_sse(chunks())] == EXPECTED

@@ -25,26 +25,26 @@ __all__ = [
     "Effort",
     "ErrorEvent",
     "FallbackEvent",
-    "ImageBlock",
+    "ImagePart",
     "Message",
-    "MessageBlock",
+    "MessagePart",
     "ModelRequest",
-    "RedactedThinkingBlock",
+    "RedactedThinkingPart",
     "RetryEvent",
     "StopEvent",
     "StopReason",
     "StreamEvent",
-    "TextBlock",
     "TextDelta",
-    "ThinkingBlock",
+    "TextPart",
     "ThinkingDelta",
+    "ThinkingPart",
     "TokenUsage",
     "ToolCallDelta",
     "ToolCallEnd",
     "ToolCallStart",
-    "ToolResultBlock",
+    "ToolResultPart",
     "ToolSpec",
-    "ToolUseBlock",
+    "ToolUsePart",
     "UsageEvent",
 ]
 
@@ -65,13 +65,13 @@ StopReason = Literal[
 _FROZEN = ConfigDict(frozen=True, extra="forbid")
 
 
-class TextBlock(BaseModel):
+class TextPart(BaseModel):
     model_config = _FROZEN
     type: Literal["text"] = "text"
     text: str
 
 
-class ImageBlock(BaseModel):
+class ImagePart(BaseModel):
     """An image, base64-encoded (png, jpeg, gif or webp)."""
 
     model_config = _FROZEN
@@ -80,7 +80,7 @@ class ImageBlock(BaseModel):
     data: str
 
 
-class ThinkingBlock(BaseModel):
+class ThinkingPart(BaseModel):
     """A model's thinking, passed back unmodified (Anthropic checks ``signature``)."""
 
     model_config = _FROZEN
@@ -89,13 +89,13 @@ class ThinkingBlock(BaseModel):
     signature: str | None = None
 
 
-class RedactedThinkingBlock(BaseModel):
+class RedactedThinkingPart(BaseModel):
     model_config = _FROZEN
     type: Literal["redacted_thinking"] = "redacted_thinking"
     data: str
 
 
-class ToolUseBlock(BaseModel):
+class ToolUsePart(BaseModel):
     model_config = _FROZEN
     type: Literal["tool_use"] = "tool_use"
     id: str
@@ -105,16 +105,16 @@ class ToolUseBlock(BaseModel):
     """Opaque provider data to pass back with the call (Gemini's ``extra_content``)."""
 
 
-class ToolResultBlock(BaseModel):
+class ToolResultPart(BaseModel):
     model_config = _FROZEN
     type: Literal["tool_result"] = "tool_result"
     tool_use_id: str
-    content: str | list[TextBlock | ImageBlock]
+    content: str | list[TextPart | ImagePart]
     is_error: bool = False
 
 
-MessageBlock = Annotated[
-    TextBlock | ImageBlock | ThinkingBlock | RedactedThinkingBlock | ToolUseBlock | ToolResultBlock,
+MessagePart = Annotated[
+    TextPart | ImagePart | ThinkingPart | RedactedThinkingPart | ToolUsePart | ToolResultPart,
     Field(discriminator="type"),
 ]
 
@@ -122,7 +122,7 @@ MessageBlock = Annotated[
 class Message(BaseModel):
     model_config = _FROZEN
     role: Literal["user", "assistant"]
-    content: list[MessageBlock]
+    content: list[MessagePart]
 
 
 class ToolSpec(BaseModel):
@@ -205,7 +205,7 @@ class ToolCallEnd(BaseModel):
     raw_arguments: str | None = None
     """Set (and ``input`` empty) only when the arguments were not a JSON object."""
     extra: dict[str, Any] | None = None
-    """Opaque provider data the engine keeps in the ``ToolUseBlock`` (Gemini's
+    """Opaque provider data the engine keeps in the ``ToolUsePart`` (Gemini's
     ``extra_content.google.thought_signature``, which must be echoed back)."""
 
 

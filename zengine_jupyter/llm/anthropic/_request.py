@@ -12,17 +12,17 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from zengine_jupyter.protocol import (
-    ImageBlock,
-    RedactedThinkingBlock,
-    TextBlock,
-    ThinkingBlock,
-    ToolResultBlock,
-    ToolUseBlock,
+    ImagePart,
+    RedactedThinkingPart,
+    TextPart,
+    ThinkingPart,
+    ToolResultPart,
+    ToolUsePart,
 )
 
 if TYPE_CHECKING:
     from zengine_jupyter.llm._endpoint import CallSpec
-    from zengine_jupyter.protocol import Effort, Message, MessageBlock, ModelRequest
+    from zengine_jupyter.protocol import Effort, Message, MessagePart, ModelRequest
 
 __all__ = ["THINKING_BUDGETS", "build_body", "thinking_config"]
 
@@ -80,9 +80,9 @@ def _effort(call: CallSpec) -> str:
     return next((v for v in _EFFORT_PREFERENCE[call.effort] if v in accepted), call.effort)
 
 
-def _sendable(block: MessageBlock) -> bool:
+def _sendable(block: MessagePart) -> bool:
     """Thinking without a signature (from another provider) cannot be verified: left out."""
-    return not isinstance(block, ThinkingBlock) or bool(block.signature)
+    return not isinstance(block, ThinkingPart) or bool(block.signature)
 
 
 def _thinking_allowed(request: ModelRequest) -> bool:
@@ -91,28 +91,28 @@ def _thinking_allowed(request: ModelRequest) -> bool:
     for message in reversed(request.messages):
         if message.role != "assistant":
             continue
-        if not any(isinstance(b, ToolUseBlock) for b in message.content):
+        if not any(isinstance(b, ToolUsePart) for b in message.content):
             return True
         first = next((b for b in message.content if _sendable(b)), None)
-        return isinstance(first, ThinkingBlock | RedactedThinkingBlock)
+        return isinstance(first, ThinkingPart | RedactedThinkingPart)
     return True
 
 
-def _block(block: MessageBlock) -> dict[str, Any]:
-    if isinstance(block, TextBlock):
+def _block(block: MessagePart) -> dict[str, Any]:
+    if isinstance(block, TextPart):
         return {"type": "text", "text": block.text}
-    if isinstance(block, ImageBlock):
+    if isinstance(block, ImagePart):
         return {
             "type": "image",
             "source": {"type": "base64", "media_type": block.media_type, "data": block.data},
         }
-    if isinstance(block, ThinkingBlock):
+    if isinstance(block, ThinkingPart):
         return {"type": "thinking", "thinking": block.thinking, "signature": block.signature or ""}
-    if isinstance(block, RedactedThinkingBlock):
+    if isinstance(block, RedactedThinkingPart):
         return {"type": "redacted_thinking", "data": block.data}
-    if isinstance(block, ToolUseBlock):
+    if isinstance(block, ToolUsePart):
         return {"type": "tool_use", "id": block.id, "name": block.name, "input": block.input}
-    assert isinstance(block, ToolResultBlock)
+    assert isinstance(block, ToolResultPart)
     content: str | list[dict[str, Any]] = (
         block.content if isinstance(block.content, str) else [_block(b) for b in block.content]
     )

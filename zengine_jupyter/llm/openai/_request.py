@@ -13,11 +13,11 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from zengine_jupyter.protocol import (
-    ImageBlock,
-    TextBlock,
-    ThinkingBlock,
-    ToolResultBlock,
-    ToolUseBlock,
+    ImagePart,
+    TextPart,
+    ThinkingPart,
+    ToolResultPart,
+    ToolUsePart,
 )
 
 if TYPE_CHECKING:
@@ -42,7 +42,7 @@ def reasoning_effort(call: CallSpec) -> str | None:
     return next((v for v in _PREFERENCE[call.effort] if v in accepted), None)
 
 
-def _image(block: ImageBlock) -> dict[str, Any]:
+def _image(block: ImagePart) -> dict[str, Any]:
     return {
         "type": "image_url",
         "image_url": {"url": f"data:{block.media_type};base64,{block.data}"},
@@ -53,18 +53,18 @@ def _user(message: Message, out: list[dict[str, Any]]) -> None:
     parts: list[dict[str, Any]] = []
     later_images: list[dict[str, Any]] = []
     for block in message.content:
-        if isinstance(block, ToolResultBlock):
+        if isinstance(block, ToolResultPart):
             if isinstance(block.content, str):
                 text = block.content
             else:
-                text = "\n".join(b.text for b in block.content if isinstance(b, TextBlock))
-                later_images += [_image(b) for b in block.content if isinstance(b, ImageBlock)]
+                text = "\n".join(b.text for b in block.content if isinstance(b, TextPart))
+                later_images += [_image(b) for b in block.content if isinstance(b, ImagePart)]
             if block.is_error:
                 text = f"Error: {text}"
             out.append({"role": "tool", "tool_call_id": block.tool_use_id, "content": text})
-        elif isinstance(block, TextBlock):
+        elif isinstance(block, TextPart):
             parts.append({"type": "text", "text": block.text})
-        elif isinstance(block, ImageBlock):
+        elif isinstance(block, ImagePart):
             parts.append(_image(block))
     parts += later_images
     if parts:
@@ -74,10 +74,10 @@ def _user(message: Message, out: list[dict[str, Any]]) -> None:
 
 
 def _assistant(message: Message, out: list[dict[str, Any]], pass_reasoning: bool) -> None:
-    text = "".join(b.text for b in message.content if isinstance(b, TextBlock))
+    text = "".join(b.text for b in message.content if isinstance(b, TextPart))
     calls: list[dict[str, Any]] = []
     for b in message.content:
-        if isinstance(b, ToolUseBlock):
+        if isinstance(b, ToolUsePart):
             arguments = json.dumps(b.input, ensure_ascii=False)
             call = {
                 "id": b.id,
@@ -91,7 +91,7 @@ def _assistant(message: Message, out: list[dict[str, Any]], pass_reasoning: bool
     if calls:
         entry["tool_calls"] = calls
     if pass_reasoning:
-        thinking = "".join(b.thinking for b in message.content if isinstance(b, ThinkingBlock))
+        thinking = "".join(b.thinking for b in message.content if isinstance(b, ThinkingPart))
         if thinking or calls:
             entry["reasoning_content"] = thinking
     out.append(entry)
