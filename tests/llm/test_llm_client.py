@@ -328,11 +328,21 @@ async def test_an_unreadable_event_ends_the_stream_with_an_error_not_an_exceptio
     assert len(server.requests) == 1  # not retried: asking again would get the same
 
 
-async def test_no_model_set_fails_each_request_saying_so() -> None:
-    client = build_client(ProviderOptions(model=" "), deps=ClientDeps(environ={}))
-    (event,) = await collect(client)
+async def test_an_unset_model_is_the_providers_default_or_a_clear_failure() -> None:
+    from zengine_jupyter.llm import ProviderClient
+
+    client = build_client(ProviderOptions(), deps=ClientDeps(environ={"ANTHROPIC_API_KEY": KEY}))
+    assert isinstance(client, ProviderClient)
+    assert client.models == ("claude-sonnet-4-6",)
+    assert client.adapter.endpoint.host == "api.anthropic.com"
+    await client.aclose()
+    local = build_client(
+        ProviderOptions(model=" ", base_url="http://localhost:11434/v1"),
+        deps=ClientDeps(environ={}),
+    )
+    (event,) = await collect(local)
     assert event.type == "error"
-    assert "model.main" in event.message
+    assert event.message == "no model is set for localhost (model.main)"
 
 
 async def test_gemini_thought_signature_is_kept_and_echoed_back() -> None:

@@ -111,3 +111,17 @@ async def test_cost_cap_stops_the_chat_with_a_clear_message() -> None:
     assert [e.type for e in events] == ["error"]
     assert events[0].kind == "cost_cap"
     assert "agents.session_cost_cap_usd" in events[0].message
+
+
+def test_own_pricing_without_cache_prices_takes_the_catalogs_then_the_input_price(
+    catalog: Catalog,
+) -> None:
+    own = {
+        "claude-sonnet-4-6": ModelPrice(input=4, output=20),  # catalog has 0.3 / 3.75
+        "my-local": ModelPrice(input=1, output=2),  # not in the catalog
+    }
+    pricer = Pricer(own, catalog)
+    assert pricer.price_for("claude-sonnet-4-6") == ModelPrice(4, 20, 0.3, 3.75)
+    assert pricer.price_for("my-local") == ModelPrice(1, 2, 1, 1)
+    usage = TokenUsage(input_tokens=1_000_000, cache_read_tokens=1_000_000)
+    assert pricer.cost("my-local", usage) == pytest.approx(2.0)

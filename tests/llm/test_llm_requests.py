@@ -229,3 +229,16 @@ def test_unsigned_thinking_is_left_out_and_turns_thinking_off_for_a_tool_loop() 
     assert (
         signed["thinking"]["type"] == "enabled"
     )  # HISTORY's tool turn starts with signed thinking
+
+
+def test_unset_effort_sends_no_thinking_or_effort(catalog: Catalog) -> None:
+    anthropic = anthropic_body(
+        HISTORY, CallSpec("claude-sonnet-4-6", None, 4000, catalog.model("claude-sonnet-4-6"))
+    )
+    assert "thinking" not in anthropic
+    assert "output_config" not in anthropic
+    assert anthropic["max_tokens"] == 4000
+    official = detect_endpoint("openai", None, "gpt-5")
+    assert "reasoning_effort" not in openai_body(
+        HISTORY, CallSpec("gpt-5", None, 4000, catalog.model("gpt-5")), official
+    )

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
 from zengine_jupyter.llm._cost import CostMeter, Pricer, check_cost_cap
-from zengine_jupyter.llm._endpoint import CallSpec, detect_endpoint
+from zengine_jupyter.llm._endpoint import DEFAULT_MODELS, CallSpec, detect_endpoint
 from zengine_jupyter.llm._keys import AuthStore, provider_key_var, resolve_key
 from zengine_jupyter.llm.anthropic import AnthropicAdapter
 from zengine_jupyter.llm.openai import OpenAIAdapter
@@ -220,14 +220,16 @@ def build_client(
     """The client for ``role`` (``fast`` and ``review`` default to ``main``), with the
     fallbacks after it. Never raises for a bad setup: see ``FailingClient``."""
     deps = deps or ClientDeps()
-    model = options.model_for(role).strip()
-    models = (model, *(m for m in options.fallbacks if m != model))
-    if not model:
-        return FailingClient(
-            ProviderSetupError("no model is set (model.main)", hint="set model.main in settings")
-        )
+    chosen = (options.model_for(role) or "").strip() or None
     try:
-        endpoint = detect_endpoint(options.kind, options.base_url, model)
+        endpoint = detect_endpoint(options.kind, options.base_url, chosen)
+        model = chosen or DEFAULT_MODELS.get(endpoint.host)
+        if model is None:
+            raise ProviderSetupError(
+                f"no model is set for {endpoint.host} (model.main)",
+                hint="set model.main to one of the models that server offers",
+            )
+        models = (model, *(m for m in options.fallbacks if m != model))
         adapter = _adapter(endpoint, options, deps)
     except ProviderError as exc:
         return FailingClient(exc)

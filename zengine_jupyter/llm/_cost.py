@@ -35,6 +35,10 @@ BUILTIN_PRICES: Mapping[str, ModelPrice] = {
 }
 
 
+def _first(*values: float | None) -> float | None:
+    return next((v for v in values if v is not None), None)
+
+
 def price_usage(usage: TokenUsage, price: ModelPrice | None) -> float | None:
     """USD for ``usage`` at ``price``; None when any used token type has no price."""
     if price is None:
@@ -62,9 +66,16 @@ class Pricer:
     host: str | None = None
 
     def price_for(self, model: str, usage: TokenUsage | None = None) -> ModelPrice | None:
-        if model in self.pricing:
-            return self.pricing[model]
         info: ModelInfo | None = self.catalog.model(model, self.host) if self.catalog else None
+        own = self.pricing.get(model)
+        if own is not None:  # unset cache prices: the catalog's figure, else the input price
+            known = info.price if info is not None and info.price is not None else ModelPrice()
+            return ModelPrice(
+                own.input,
+                own.output,
+                _first(own.cache_read, known.cache_read, own.input),
+                _first(own.cache_write, known.cache_write, own.input),
+            )
         if info is not None and info.price is not None:
             price = info.price
             if usage is not None and info.price_tiers:

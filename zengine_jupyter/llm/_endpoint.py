@@ -22,6 +22,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ANTHROPIC_URL",
+    "DEFAULT_MODELS",
     "OPENAI_URL",
     "Adapter",
     "CallSpec",
@@ -53,7 +54,8 @@ class CallSpec:
     """One attempt: which model, how much thinking, how many output tokens at most."""
 
     model: str
-    effort: Effort
+    effort: Effort | None
+    """None = the model's default: no thinking or effort setting is sent."""
     max_tokens: int
     info: ModelInfo | None = None
 
@@ -76,13 +78,22 @@ def _shown(url: str) -> str:
     return url.rsplit("@", 1)[-1][:100]
 
 
-def detect_endpoint(kind: ProviderKind, base_url: str | None, model: str) -> Endpoint:
-    """The endpoint for ``[provider]``; raises ``ProviderSetupError`` for a malformed URL."""
+DEFAULT_MODELS: dict[str, str] = {
+    "api.anthropic.com": "claude-sonnet-4-6",
+    "api.openai.com": "gpt-5",
+}
+"""The model used when ``model.main`` is unset, by host; other hosts need ``model.main``."""
+
+
+def detect_endpoint(kind: ProviderKind, base_url: str | None, model: str | None) -> Endpoint:
+    """The endpoint for ``[provider]``; raises ``ProviderSetupError`` for a malformed URL.
+
+    Without a base URL: Anthropic's when ``kind`` says so, or (auto) when the model is a
+    ``claude`` one or no model is set at all; OpenAI's otherwise."""
     if base_url is None or not base_url.strip():
-        if kind == "anthropic" or (kind == "auto" and model.startswith("claude")):
-            base_url = ANTHROPIC_URL
-        else:
-            base_url = OPENAI_URL
+        claude = model is None or model.startswith("claude")
+        anthropic = kind == "anthropic" or (kind == "auto" and claude)
+        base_url = ANTHROPIC_URL if anthropic else OPENAI_URL
     url = base_url.strip().rstrip("/")
     try:
         parts = urlsplit(url)

@@ -71,22 +71,23 @@ class RetryPolicy:
 class ProviderOptions:
     """One provider and the models used on it (``[provider]`` and ``[model]``)."""
 
-    model: str
-    """``model.main``."""
+    model: str | None = None
+    """``model.main``; None = the provider's default (``DEFAULT_MODELS``)."""
     kind: ProviderKind = "auto"
     base_url: str | None = None
     """None = the provider's public endpoint (picked from the model name when kind is auto)."""
     fast: str | None = None
     review: str | None = None
     fallbacks: tuple[str, ...] = ()
-    effort: Effort = "medium"
+    effort: Effort | None = None
+    """``model.effort``; None = the model's own default (no thinking/effort setting is sent)."""
     max_output_tokens: int | None = None
     """Caps ``ModelRequest.max_tokens``; None = the catalog's output limit."""
     timeouts: Timeouts = field(default_factory=Timeouts)
     retry: RetryPolicy = field(default_factory=RetryPolicy)
 
-    def model_for(self, role: Role) -> str:
-        """``model.fast`` and ``model.review`` default to ``model.main``."""
+    def model_for(self, role: Role) -> str | None:
+        """``model.fast`` and ``model.review`` default to ``model.main`` (None: unset)."""
         if role == "fast":
             return self.fast or self.model
         if role == "review":

@@ -49,7 +49,7 @@ def _adaptive(call: CallSpec) -> bool:
 
 def thinking_config(call: CallSpec) -> tuple[dict[str, Any] | None, int]:
     """``(thinking block or None, max_tokens)`` for this call."""
-    if call.info is not None and call.info.reasoning is False:
+    if call.effort is None or (call.info is not None and call.info.reasoning is False):
         return None, call.max_tokens
     if _adaptive(call):
         return {"type": "adaptive"}, call.max_tokens
@@ -74,6 +74,7 @@ _EFFORT_PREFERENCE: dict[Effort, tuple[str, ...]] = {
 
 def _effort(call: CallSpec) -> str:
     """``output_config.effort``: our effort, or the nearest value the model accepts."""
+    assert call.effort is not None  # thinking_config sends no thinking without an effort
     accepted = call.info.effort_values if call.info is not None else ()
     if not accepted:
         return call.effort

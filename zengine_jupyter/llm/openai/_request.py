@@ -36,7 +36,7 @@ _PREFERENCE: dict[Effort, tuple[str, ...]] = {
 
 def reasoning_effort(call: CallSpec) -> str | None:
     info = call.info
-    if info is None or info.reasoning is not True:
+    if info is None or info.reasoning is not True or call.effort is None:
         return None
     accepted = info.effort_values or ("low", "medium", "high")
     return next((v for v in _PREFERENCE[call.effort] if v in accepted), None)
