@@ -11,6 +11,7 @@ PACKAGES = [
     "zengine_jupyter.protocol",
     "zengine_jupyter.config",
     "zengine_jupyter.host",
+    "zengine_jupyter.host.checkpoint",
     "zengine_jupyter.cli",
     "zengine_jupyter.kernel",
     "zengine_jupyter.testing",

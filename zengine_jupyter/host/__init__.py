@@ -12,6 +12,7 @@ from zengine_jupyter.host._process import (
     CompletedRun,
     RunOptions,
     child_environment,
+    open_process,
     run,
 )
 
@@ -22,6 +23,7 @@ __all__ = [
     "ComponentSpec",
     "RunOptions",
     "child_environment",
+    "open_process",
     "probe_component",
     "probe_components",
     "run",

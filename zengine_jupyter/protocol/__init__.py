@@ -11,7 +11,15 @@ from typing import TYPE_CHECKING
 from zengine_jupyter.protocol._lazy import lazy_exports as _lazy_exports
 
 if TYPE_CHECKING:
+    from zengine_jupyter.protocol._checkpoint import (
+        REWIND_LIMITS,
+        CheckpointInfo,
+        CheckpointsOff,
+        CodeRestore,
+        NotStored,
+    )
     from zengine_jupyter.protocol._errors import (
+        CheckpointError,
         ComponentMissingError,
         ConfigError,
         NotAvailableError,
@@ -22,11 +30,17 @@ if TYPE_CHECKING:
     from zengine_jupyter.protocol._status import ComponentStatus, DoctorReport
 
 __all__ = [
+    "REWIND_LIMITS",
+    "CheckpointError",
+    "CheckpointInfo",
+    "CheckpointsOff",
+    "CodeRestore",
     "ComponentMissingError",
     "ComponentStatus",
     "ConfigError",
     "DoctorReport",
     "NotAvailableError",
+    "NotStored",
     "ProcessError",
     "ProcessTimeoutError",
     "ZengineError",
@@ -35,6 +49,12 @@ __all__ = [
 __getattr__, __dir__ = _lazy_exports(
     __name__,
     {
+        "REWIND_LIMITS": "_checkpoint",
+        "CheckpointError": "_errors",
+        "CheckpointInfo": "_checkpoint",
+        "CheckpointsOff": "_checkpoint",
+        "CodeRestore": "_checkpoint",
+        "NotStored": "_checkpoint",
         "ComponentMissingError": "_errors",
         "ComponentStatus": "_status",
         "ConfigError": "_errors",

@@ -11,6 +11,7 @@ The tree (later parts add their branches here, and only here)::
     ├── ComponentMissingError     a program the feature needs is not installed
     ├── ProcessError              a child process could not start or failed
     │   └── ProcessTimeoutError   a child process outlived its deadline
+    ├── CheckpointError           the shadow repository failed, is busy, or has no such checkpoint
     └── NotAvailableError         the part that does this is not built or not enabled
 
 Messages never contain secrets (API keys, auth headers): house rule 6.
@@ -19,6 +20,7 @@ Messages never contain secrets (API keys, auth headers): house rule 6.
 from __future__ import annotations
 
 __all__ = [
+    "CheckpointError",
     "ComponentMissingError",
     "ConfigError",
     "NotAvailableError",
@@ -69,3 +71,7 @@ class ProcessTimeoutError(ProcessError):
 
 class NotAvailableError(ZengineError):
     """The part of zengine that does this is not built yet or not enabled here."""
+
+
+class CheckpointError(ZengineError):
+    """A snapshot or restore failed, the shadow repository is busy, or a checkpoint is unknown."""
