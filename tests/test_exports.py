@@ -13,6 +13,7 @@ PACKAGES = [
     "zengine_jupyter.host",
     "zengine_jupyter.host.checkpoint",
     "zengine_jupyter.cli",
+    "zengine_jupyter.engine.tools",
     "zengine_jupyter.kernel",
     "zengine_jupyter.testing",
 ]

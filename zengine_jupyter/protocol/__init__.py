@@ -25,6 +25,7 @@ if TYPE_CHECKING:
         NotAvailableError,
         ProcessError,
         ProcessTimeoutError,
+        ToolError,
         ZengineError,
     )
     from zengine_jupyter.protocol._status import ComponentStatus, DoctorReport
@@ -43,6 +44,7 @@ __all__ = [
     "NotStored",
     "ProcessError",
     "ProcessTimeoutError",
+    "ToolError",
     "ZengineError",
 ]
 
@@ -62,6 +64,7 @@ __getattr__, __dir__ = _lazy_exports(
         "NotAvailableError": "_errors",
         "ProcessError": "_errors",
         "ProcessTimeoutError": "_errors",
+        "ToolError": "_errors",
         "ZengineError": "_errors",
     },
 )

@@ -12,6 +12,7 @@ The tree (later parts add their branches here, and only here)::
     ├── ProcessError              a child process could not start or failed
     │   └── ProcessTimeoutError   a child process outlived its deadline
     ├── CheckpointError           the shadow repository failed, is busy, or has no such checkpoint
+    ├── ToolError                 a tool call cannot be done as asked; the message goes to the model
     └── NotAvailableError         the part that does this is not built or not enabled
 
 Messages never contain secrets (API keys, auth headers): house rule 6.
@@ -26,6 +27,7 @@ __all__ = [
     "NotAvailableError",
     "ProcessError",
     "ProcessTimeoutError",
+    "ToolError",
     "ZengineError",
 ]
 
@@ -75,3 +77,11 @@ class NotAvailableError(ZengineError):
 
 class CheckpointError(ZengineError):
     """A snapshot or restore failed, the shadow repository is busy, or a checkpoint is unknown."""
+
+
+class ToolError(ZengineError):
+    """A tool call cannot be done as asked (bad input, stale read, not unique, ...).
+
+    Its message is returned to the model as the tool's error result, so it says what the
+    model should do instead (for example: read the file again).
+    """
