@@ -17,31 +17,56 @@ if TYPE_CHECKING:
         NotAvailableError,
         ProcessError,
         ProcessTimeoutError,
+        SettingsFileError,
+        TrustStoreError,
         ZengineError,
     )
+    from zengine_jupyter.protocol._hooks import HOOK_EVENTS, HookEventName, HookPayload
+    from zengine_jupyter.protocol._settings import LayerName, SettingsIssue, WithheldSetting
     from zengine_jupyter.protocol._status import ComponentStatus, DoctorReport
+    from zengine_jupyter.protocol._trust import TrustEntry, TrustFile
 
 __all__ = [
+    "HOOK_EVENTS",
     "ComponentMissingError",
     "ComponentStatus",
     "ConfigError",
     "DoctorReport",
+    "HookEventName",
+    "HookPayload",
+    "LayerName",
     "NotAvailableError",
     "ProcessError",
     "ProcessTimeoutError",
+    "SettingsFileError",
+    "SettingsIssue",
+    "TrustEntry",
+    "TrustFile",
+    "TrustStoreError",
+    "WithheldSetting",
     "ZengineError",
 ]
 
 __getattr__, __dir__ = _lazy_exports(
     __name__,
     {
+        "HOOK_EVENTS": "_hooks",
         "ComponentMissingError": "_errors",
         "ComponentStatus": "_status",
         "ConfigError": "_errors",
         "DoctorReport": "_status",
+        "HookEventName": "_hooks",
+        "HookPayload": "_hooks",
+        "LayerName": "_settings",
         "NotAvailableError": "_errors",
         "ProcessError": "_errors",
         "ProcessTimeoutError": "_errors",
+        "SettingsFileError": "_errors",
+        "SettingsIssue": "_settings",
+        "TrustEntry": "_trust",
+        "TrustFile": "_trust",
+        "TrustStoreError": "_errors",
+        "WithheldSetting": "_settings",
         "ZengineError": "_errors",
     },
 )
