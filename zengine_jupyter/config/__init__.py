@@ -22,7 +22,9 @@ if TYPE_CHECKING:
     from zengine_jupyter.config._effective import (
         EffectiveSettings,
         aload_settings,
+        effective_from_layers,
         load_settings,
+        read_layers,
         resolve_layers,
     )
     from zengine_jupyter.config._extensions import (
@@ -108,10 +110,12 @@ _LAZY = {
     "add_rule_to_layer": "_write",
     "aload_settings": "_effective",
     "child_mode": "_extensions",
+    "effective_from_layers": "_effective",
     "env_layer": "_layers",
     "expand_env_refs": "_schema_tools",
     "layer_path": "_layers",
     "load_settings": "_effective",
+    "read_layers": "_effective",
     "may_run_automatic_checks": "_extensions",
     "render_reference": "_reference",
     "resolve_layers": "_effective",
@@ -158,6 +162,7 @@ __all__ = [
     "aload_settings",
     "child_mode",
     "data_dir",
+    "effective_from_layers",
     "env_layer",
     "expand_env_refs",
     "find_project_root",
@@ -165,6 +170,7 @@ __all__ = [
     "load_settings",
     "may_run_automatic_checks",
     "notebook_path",
+    "read_layers",
     "render_reference",
     "resolve_layers",
     "restrict_to_user_level",

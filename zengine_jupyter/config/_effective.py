@@ -25,7 +25,14 @@ if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
     from pathlib import Path
 
-__all__ = ["EffectiveSettings", "aload_settings", "load_settings", "resolve_layers"]
+__all__ = [
+    "EffectiveSettings",
+    "aload_settings",
+    "effective_from_layers",
+    "load_settings",
+    "read_layers",
+    "resolve_layers",
+]
 
 _USER_LEVEL: frozenset[LayerName] = frozenset({"default", "user", "env"})
 
@@ -63,38 +70,33 @@ def resolve_layers(layers: Sequence[Layer]) -> ResolvedSettings:
     return ResolvedSettings(settings, {key: provenance[key] for key in keys if key in provenance})
 
 
-def load_settings(
-    project: Path | None = None,
-    *,
-    environ: Mapping[str, str] | None = None,
-    trust: TrustStore | None = None,
-) -> EffectiveSettings:
-    """Load every layer for ``project`` (``None``: user level only) and apply workspace trust.
-
-    Never raises for a bad file: a layer that does not fit is skipped and listed in ``issues``.
-    """
-    env = os.environ if environ is None else environ
+def read_layers(
+    project: Path | None, environ: Mapping[str, str]
+) -> tuple[list[Layer], list[SettingsIssue]]:
+    """Every layer that loads for ``project``, lowest first, and the ones skipped."""
     layers: list[Layer] = []
     issues: list[SettingsIssue] = []
     names: tuple[FileLayerName, ...] = ("user", "project", "local") if project else ("user",)
     for name in names:
-        layer, problems = read_layer(name, layer_path(name, project, env))
+        layer, problems = read_layer(name, layer_path(name, project, environ))
         issues += problems
         if layer is not None:
             layers.append(layer)
-    layer, problems = env_layer(env)
+    layer, problems = env_layer(environ)
     issues += problems
     if layer is not None:
         layers.append(layer)
+    return layers, issues
 
-    trusted = True
-    if project is not None:
-        store = trust if trust is not None else TrustStore()
-        try:
-            trusted = store.is_trusted(project)
-        except TrustStoreError as exc:
-            trusted = False
-            issues.append(SettingsIssue(layer="project", file=str(store.path), reason=exc.message))
+
+def effective_from_layers(
+    layers: Sequence[Layer],
+    *,
+    project: Path | None,
+    trusted: bool,
+    issues: Sequence[SettingsIssue] = (),
+) -> EffectiveSettings:
+    """Merge loaded layers and, for an untrusted project, restrict them to the user level."""
     full = resolve_layers(layers)
     withheld: tuple[WithheldSetting, ...] = ()
     resolved = full
@@ -110,6 +112,29 @@ def load_settings(
         issues=tuple(issues),
         withheld=withheld,
     )
+
+
+def load_settings(
+    project: Path | None = None,
+    *,
+    environ: Mapping[str, str] | None = None,
+    trust: TrustStore | None = None,
+) -> EffectiveSettings:
+    """Load every layer for ``project`` (``None``: user level only) and apply workspace trust.
+
+    Never raises for a bad file: a layer that does not fit is skipped and listed in ``issues``;
+    a damaged ``trust.json`` counts as "not trusted" and is listed too.
+    """
+    layers, issues = read_layers(project, os.environ if environ is None else environ)
+    trusted = True
+    if project is not None:
+        store = trust if trust is not None else TrustStore()
+        try:
+            trusted = store.is_trusted(project)
+        except TrustStoreError as exc:
+            trusted = False
+            issues.append(SettingsIssue(layer="project", file=str(store.path), reason=exc.message))
+    return effective_from_layers(layers, project=project, trusted=trusted, issues=issues)
 
 
 async def aload_settings(

@@ -9,7 +9,7 @@ Layers are merged as the raw tables their files set (only the keys a file names)
 * servers and prices (``ENTRY_MAPS``): a higher layer's entry replaces the one of the same name.
 
 Provenance keys are dotted paths; list items get ``[i]`` and map entries their (quoted) name:
-``permissions.allow[1]``, ``mcp.servers.github``, ``pricing."gpt-4.1"``.
+``permissions.allow[1]``, ``mcp.servers.github``, ``pricing."gpt-4.1"`` (dots force quotes).
 """
 
 from __future__ import annotations
