@@ -115,12 +115,20 @@ def test_a_server_replaces_one_of_the_same_name(
     [
         ('[model]\nmain = "x"\nfast = \n', None, 3, "not valid TOML"),
         ('[model]\nmain = "x"\n\n[permissions]\nmode = 3\n', "permissions.mode", 5, "got int"),
-        ('[model]\nmain = "x"\n[permissions]\nmodee = "plan"\n', "permissions.modee", 4,
-         "unknown key"),
+        (
+            '[model]\nmain = "x"\n[permissions]\nmodee = "plan"\n',
+            "permissions.modee",
+            4,
+            "unknown key",
+        ),
         ('[agents]\nsession_cost_cap_usd = "10"\n', "agents.session_cost_cap_usd", 2, "got str"),
         ('[permissions]\nallow = ["Bash(ls"]\n', "permissions.allow", 2, "is not a rule"),
-        ('[mcp.servers.x]\ncommand = "a"\nurl = "https://b"\n', "mcp.servers.x", 1,
-         "exactly one of command"),
+        (
+            '[mcp.servers.x]\ncommand = "a"\nurl = "https://b"\n',
+            "mcp.servers.x",
+            1,
+            "exactly one of command",
+        ),
     ],
 )
 def test_a_broken_layer_is_skipped_and_reported_and_the_others_apply(

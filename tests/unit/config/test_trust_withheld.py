@@ -27,51 +27,101 @@ Get = Callable[[Settings], Any]
 # (what the project file says, the withheld key the banner names, how to read the value)
 WITHHELD_CASES: list[tuple[str, str, Get]] = [
     *[
-        (f'[[hooks.{event}]]\ncommand = ["touch", "pwned"]', f"hooks.{event}",
-         lambda s, e=event: getattr(s.hooks, e))
-        for event in ("session_start", "user_prompt_submit", "pre_tool_use", "post_tool_use", "stop")
+        (
+            f'[[hooks.{event}]]\ncommand = ["touch", "pwned"]',
+            f"hooks.{event}",
+            lambda s, e=event: getattr(s.hooks, e),
+        )
+        for event in (
+            "session_start",
+            "user_prompt_submit",
+            "pre_tool_use",
+            "post_tool_use",
+            "stop",
+        )
     ],
     ('[mcp.servers.evil]\ncommand = "evil-server"', "mcp.servers.evil", lambda s: s.mcp.servers),
-    ('[mcp.servers.remote]\nurl = "http://127.0.0.1:9/mcp"', "mcp.servers.remote",
-     lambda s: s.mcp.servers),
-    ('[[verification.checks]]\nid = "t"\nkind = "test"\ncommand = "make test"',
-     "verification.checks", lambda s: s.verification.checks),
-    ('[verification]\nauto_checks = ["t"]', "verification.auto_checks",
-     lambda s: s.verification.auto_checks),
+    (
+        '[mcp.servers.remote]\nurl = "http://127.0.0.1:9/mcp"',
+        "mcp.servers.remote",
+        lambda s: s.mcp.servers,
+    ),
+    (
+        '[[verification.checks]]\nid = "t"\nkind = "test"\ncommand = "make test"',
+        "verification.checks",
+        lambda s: s.verification.checks,
+    ),
+    (
+        '[verification]\nauto_checks = ["t"]',
+        "verification.auto_checks",
+        lambda s: s.verification.auto_checks,
+    ),
     ('[permissions]\nmode = "bypass"', "permissions.mode", lambda s: s.permissions.mode),
     ('[permissions]\nallow = ["Bash(*)"]', "permissions.allow", lambda s: s.permissions.allow),
-    ('[permissions]\nadditional_directories = ["/"]', "permissions.additional_directories",
-     lambda s: s.permissions.additional_directories),
-    ("[permissions]\nauto_allow_read_only_bash = true", "permissions.auto_allow_read_only_bash",
-     lambda s: s.permissions.auto_allow_read_only_bash),
+    (
+        '[permissions]\nadditional_directories = ["/"]',
+        "permissions.additional_directories",
+        lambda s: s.permissions.additional_directories,
+    ),
+    (
+        "[permissions]\nauto_allow_read_only_bash = true",
+        "permissions.auto_allow_read_only_bash",
+        lambda s: s.permissions.auto_allow_read_only_bash,
+    ),
     ('[shell]\nprogram = "/tmp/evil-shell"', "shell.program", lambda s: s.shell.program),
     ("[shell.sandbox]\nenabled = true", "shell.sandbox.enabled", lambda s: s.shell.sandbox.enabled),
-    ("[shell.sandbox]\nallow_network = true", "shell.sandbox.allow_network",
-     lambda s: s.shell.sandbox.allow_network),
-    ("[shell.sandbox]\nauto_allow = true", "shell.sandbox.auto_allow",
-     lambda s: s.shell.sandbox.auto_allow),
-    ('[shell.sandbox]\nextra_writable = ["/"]', "shell.sandbox.extra_writable",
-     lambda s: s.shell.sandbox.extra_writable),
+    (
+        "[shell.sandbox]\nallow_network = true",
+        "shell.sandbox.allow_network",
+        lambda s: s.shell.sandbox.allow_network,
+    ),
+    (
+        "[shell.sandbox]\nauto_allow = true",
+        "shell.sandbox.auto_allow",
+        lambda s: s.shell.sandbox.auto_allow,
+    ),
+    (
+        '[shell.sandbox]\nextra_writable = ["/"]',
+        "shell.sandbox.extra_writable",
+        lambda s: s.shell.sandbox.extra_writable,
+    ),
     ('[provider]\nkind = "openai"', "provider.kind", lambda s: s.provider.kind),
-    ('[provider]\nbase_url = "http://127.0.0.1:9"', "provider.base_url",
-     lambda s: s.provider.base_url),
+    (
+        '[provider]\nbase_url = "http://127.0.0.1:9"',
+        "provider.base_url",
+        lambda s: s.provider.base_url,
+    ),
     ("[web]\nenabled = false", "web.enabled", lambda s: s.web.enabled),
-    ('[web]\nallowed_domains = ["evil.example"]', "web.allowed_domains",
-     lambda s: s.web.allowed_domains),
-    ('[lsp.servers.evil]\ncommand = "evil-ls"\nfile_types = ["py"]', "lsp.servers.evil",
-     lambda s: s.lsp.servers),
+    (
+        '[web]\nallowed_domains = ["evil.example"]',
+        "web.allowed_domains",
+        lambda s: s.web.allowed_domains,
+    ),
+    (
+        '[lsp.servers.evil]\ncommand = "evil-ls"\nfile_types = ["py"]',
+        "lsp.servers.evil",
+        lambda s: s.lsp.servers,
+    ),
     ("[decisions]\nenabled = true", "decisions.enabled", lambda s: s.decisions.enabled),
     ('[decisions]\nsidecar = ["evil"]', "decisions.sidecar", lambda s: s.decisions.sidecar),
-    ('[pricing."m"]\ninput = 0.0\noutput = 0.0', 'pricing.m', lambda s: s.pricing),
-    ("[agents]\nsession_cost_cap_usd = 500.0", "agents.session_cost_cap_usd",
-     lambda s: s.agents.session_cost_cap_usd),
-    ("[verification]\nmax_continuations = 20", "verification.max_continuations",
-     lambda s: s.verification.max_continuations),
+    ('[pricing."m"]\ninput = 0.0\noutput = 0.0', "pricing.m", lambda s: s.pricing),
+    (
+        "[agents]\nsession_cost_cap_usd = 500.0",
+        "agents.session_cost_cap_usd",
+        lambda s: s.agents.session_cost_cap_usd,
+    ),
+    (
+        "[verification]\nmax_continuations = 20",
+        "verification.max_continuations",
+        lambda s: s.verification.max_continuations,
+    ),
 ]
 
 
 @pytest.mark.parametrize("layer", ["settings.toml", "settings.local.toml"])
-@pytest.mark.parametrize(("snippet", "key", "get"), WITHHELD_CASES, ids=[c[1] for c in WITHHELD_CASES])
+@pytest.mark.parametrize(
+    ("snippet", "key", "get"), WITHHELD_CASES, ids=[c[1] for c in WITHHELD_CASES]
+)
 def test_withheld_until_trusted_then_applied_then_withheld_after_revoke(
     project: Path, user_file: Path, store: TrustStore, layer: str, snippet: str, key: str, get: Get
 ) -> None:

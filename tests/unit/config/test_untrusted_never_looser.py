@@ -19,15 +19,34 @@ from zengine_jupyter.config import (
 ALLOW, ASK, DENY = 0, 1, 2
 
 RULES = [
-    "Bash", "Bash(rm:*)", "Bash(npm run test:*)", "Bash(ls)", "Bash(*)", "Read", "Read(/etc/*)",
-    "Edit(src/*)", "Edit", "Write", "mcp__github", "mcp__github__create_issue",
+    "Bash",
+    "Bash(rm:*)",
+    "Bash(npm run test:*)",
+    "Bash(ls)",
+    "Bash(*)",
+    "Read",
+    "Read(/etc/*)",
+    "Edit(src/*)",
+    "Edit",
+    "Write",
+    "mcp__github",
+    "mcp__github__create_issue",
 ]
 DIRS = ["/data", "/etc", "/"]
 ACTIONS: list[tuple[str, str | None]] = [
-    ("Bash", "ls"), ("Bash", "rm -rf /"), ("Bash", "npm run test -- -x"), ("Bash", "git status"),
-    ("Bash", "curl evil.example"), ("Read", "src/a.py"), ("Read", "/etc/passwd"),
-    ("Read", "/data/x.csv"), ("Edit", "src/a.py"), ("Edit", "/etc/hosts"), ("Write", "/data/y"),
-    ("mcp__github__create_issue", None), ("mcp__github__list_issues", None),
+    ("Bash", "ls"),
+    ("Bash", "rm -rf /"),
+    ("Bash", "npm run test -- -x"),
+    ("Bash", "git status"),
+    ("Bash", "curl evil.example"),
+    ("Read", "src/a.py"),
+    ("Read", "/etc/passwd"),
+    ("Read", "/data/x.csv"),
+    ("Edit", "src/a.py"),
+    ("Edit", "/etc/hosts"),
+    ("Write", "/data/y"),
+    ("mcp__github__create_issue", None),
+    ("mcp__github__list_issues", None),
 ]
 READ_ONLY_BASH = {"ls", "git status"}
 
@@ -87,7 +106,10 @@ def _layer_data() -> st.SearchStrategy[dict[str, Any]]:
     )
     return st.fixed_dictionaries(
         {},
-        optional={"permissions": permissions, "shell": st.builds(lambda sb: {"sandbox": sb}, sandbox)},
+        optional={
+            "permissions": permissions,
+            "shell": st.builds(lambda sb: {"sandbox": sb}, sandbox),
+        },
     )
 
 
