@@ -26,6 +26,7 @@ if TYPE_CHECKING:
         load_settings,
         read_layers,
         resolve_layers,
+        trust_workspace,
     )
     from zengine_jupyter.config._extensions import (
         MODE_LOOSENESS,
@@ -120,6 +121,7 @@ _LAZY = {
     "render_reference": "_reference",
     "resolve_layers": "_effective",
     "restrict_to_user_level": "_restrict",
+    "trust_workspace": "_effective",
     "trusted_grants": "_extensions",
 }
 
@@ -174,6 +176,7 @@ __all__ = [
     "render_reference",
     "resolve_layers",
     "restrict_to_user_level",
+    "trust_workspace",
     "trusted_grants",
     "user_config_dir",
 ]

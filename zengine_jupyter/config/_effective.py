@@ -32,6 +32,7 @@ __all__ = [
     "load_settings",
     "read_layers",
     "resolve_layers",
+    "trust_workspace",
 ]
 
 _USER_LEVEL: frozenset[LayerName] = frozenset({"default", "user", "env"})
@@ -135,6 +136,25 @@ def load_settings(
             trusted = False
             issues.append(SettingsIssue(layer="project", file=str(store.path), reason=exc.message))
     return effective_from_layers(layers, project=project, trusted=trusted, issues=issues)
+
+
+def trust_workspace(
+    project: Path,
+    *,
+    trusted: bool,
+    environ: Mapping[str, str] | None = None,
+    trust: TrustStore | None = None,
+) -> EffectiveSettings | None:
+    """The answer to the trust banner (``trustWorkspace { trusted }``).
+
+    Trusting records the folder and returns the reloaded settings; "Not now" (``trusted=False``)
+    records nothing and returns ``None``: the banner is only dismissed.
+    """
+    if not trusted:
+        return None
+    store = trust if trust is not None else TrustStore()
+    store.trust(project)
+    return load_settings(project, environ=environ, trust=store)
 
 
 async def aload_settings(

@@ -20,7 +20,7 @@ from zengine_jupyter.config._v1 import V1_FILE_NAME, V1Error, convert_v1
 from zengine_jupyter.protocol._settings import LayerName, SettingsIssue
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Callable, Mapping
     from pathlib import Path
 
 __all__ = [
@@ -121,15 +121,15 @@ def read_layer(name: FileLayerName, path: Path) -> tuple[Layer | None, list[Sett
     return Layer(name=name, data=data, path=source, from_v1=from_v1), []
 
 
-def _validation_issue(make: Any, err: Mapping[str, Any], text: str, from_v1: bool) -> SettingsIssue:
+def _validation_issue(
+    make: Callable[..., SettingsIssue], err: Mapping[str, Any], text: str, from_v1: bool
+) -> SettingsIssue:
     keys = tuple(str(part) for part in err["loc"] if isinstance(part, str))
     key = ".".join(keys) or None
     reason = "unknown key" if err["type"] == "extra_forbidden" else str(err["msg"])
     if err["type"].endswith("_type") or err["type"] == "literal_error":
         reason += f" (got {type(err['input']).__name__})"
-    line = None if from_v1 else line_of(text, keys)
-    issue: SettingsIssue = make(reason, key=key, line=line)
-    return issue
+    return make(reason, key=key, line=None if from_v1 else line_of(text, keys))
 
 
 def line_of(text: str, keys: tuple[str, ...]) -> int | None:

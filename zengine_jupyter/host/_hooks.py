@@ -99,7 +99,8 @@ async def run_hooks(
     for hook in entries:
         if not hook_matches(hook.matcher, payload.tool_name):
             continue
-        done = await _run_one(hook, stdin, RunOptions(cwd=cwd, env=extra, timeout_s=hook.timeout))
+        options = RunOptions(cwd=cwd, env=extra, timeout_s=hook.timeout, stdin=stdin)
+        done = await _run_one(hook, options)
         runs.append(done)
         if payload.event != "pre_tool_use":
             continue
@@ -112,10 +113,10 @@ async def run_hooks(
     return HookOutcome(payload.event, tuple(runs))
 
 
-async def _run_one(hook: HookSettings, stdin: bytes, options: RunOptions) -> HookRun:
+async def _run_one(hook: HookSettings, options: RunOptions) -> HookRun:
     argv = hook_argv(hook.command)
     try:
-        done = await run(argv, RunOptions(options.cwd, options.env, options.timeout_s, stdin))
+        done = await run(argv, options)
     except ProcessTimeoutError:
         return HookRun(tuple(argv), None, "", "", error=f"timed out after {hook.timeout:g} s")
     except ProcessError as exc:

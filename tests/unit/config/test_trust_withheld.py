@@ -8,7 +8,13 @@ from typing import Any
 
 import pytest
 
-from zengine_jupyter.config import Settings, TrustStore, load_settings
+from zengine_jupyter.config import (
+    Settings,
+    TrustStore,
+    aload_settings,
+    load_settings,
+    trust_workspace,
+)
 
 USER = """
 [provider]
@@ -202,3 +208,25 @@ def test_the_projects_caution_and_looks_apply_while_untrusted(
     assert effective.source_of("model.main") == "project"
     assert effective.source_of("permissions.deny[0]") == "project"
     assert effective.source_of("permissions.allow[0]") == "user"
+
+
+def test_trusting_reloads_and_not_now_only_dismisses(
+    project: Path, project_file: Path, store: TrustStore
+) -> None:
+    project_file.write_text('[permissions]\nmode = "accept_edits"\n')
+    assert trust_workspace(project, trusted=False, trust=store) is None
+    assert not store.path.exists()  # nothing recorded
+    assert load_settings(project, trust=store).settings.permissions.mode == "default"
+
+    reloaded = trust_workspace(project, trusted=True, trust=store)
+    assert reloaded is not None
+    assert reloaded.trusted
+    assert reloaded.settings.permissions.mode == "accept_edits"
+    assert store.is_trusted(project)
+
+
+async def test_loading_off_the_event_loop(project: Path, project_file: Path) -> None:
+    project_file.write_text('[model]\nmain = "m"\n')  # noqa: ASYNC240
+    effective = await aload_settings(project)
+    assert effective.settings.model.main == "m"
+    assert effective.project == project
