@@ -15,6 +15,7 @@ Provenance keys are dotted paths; list items get ``[i]`` and map entries their (
 from __future__ import annotations
 
 import copy
+import functools
 import re
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
@@ -56,6 +57,7 @@ ENTRY_MAPS: frozenset[Path_] = frozenset({("mcp", "servers"), ("lsp", "servers")
 _BARE = re.compile(r"^[A-Za-z0-9_-]+$")
 
 
+@functools.lru_cache(maxsize=1024)
 def dotted(path: Path_) -> str:
     """``("pricing", "gpt-4.1")`` -> ``pricing."gpt-4.1"`` (TOML key syntax)."""
     return ".".join(part if _BARE.match(part) else f'"{part}"' for part in path)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import copy
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -85,8 +85,11 @@ def _set(data: dict[str, Any], path: Path_, value: Any) -> None:
     data[path[-1]] = value
 
 
-def _under(key: str, prefixes: tuple[str, ...]) -> bool:
-    return any(key == p or key.startswith((p + ".", p + "[")) for p in prefixes)
+def _matcher(prefixes: list[str]) -> Callable[[str], bool]:
+    """Whether a flattened key is one of ``prefixes`` or lies under one."""
+    exact = frozenset(prefixes)
+    starts = tuple(p + sep for p in prefixes for sep in (".", "["))
+    return lambda key: key in exact or key.startswith(starts)
 
 
 def _looser_cap(project: Any, user: Any) -> bool:
@@ -111,21 +114,19 @@ def restrict_to_user_level(
             _set(data, path, _get(user, path))
             swapped.append(dotted(path))
     settings = Settings.model_validate(data)
-    prefixes = tuple(swapped)
+    under = _matcher(swapped)
     flat = flatten(settings.model_dump())
-    provenance = {
-        key: (user_level if _under(key, prefixes) else full).source_of(key) for key in flat
-    }
-    withheld = _differences(full, flat, prefixes)
+    provenance = {key: (user_level if under(key) else full).source_of(key) for key in flat}
+    withheld = _differences(full, flat, under)
     return ResolvedSettings(settings, provenance), withheld
 
 
 def _differences(
-    full: ResolvedSettings, restricted: Mapping[str, Any], prefixes: tuple[str, ...]
+    full: ResolvedSettings, restricted: Mapping[str, Any], under: Callable[[str], bool]
 ) -> tuple[WithheldSetting, ...]:
     out: list[WithheldSetting] = []
     for key, value in flatten(full.settings.model_dump()).items():
-        if not _under(key, prefixes) or restricted.get(key, _MISSING) == value:
+        if not under(key) or restricted.get(key, _MISSING) == value:
             continue
         layer = full.source_of(key)
         if layer not in ("project", "local"):
