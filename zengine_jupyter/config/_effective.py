@@ -15,9 +15,10 @@ from zengine_jupyter.config._layers import (
     read_layer,
 )
 from zengine_jupyter.config._merge import flatten, merge_tables
+from zengine_jupyter.config._paths import data_dir
 from zengine_jupyter.config._restrict import ResolvedSettings, restrict_to_user_level
 from zengine_jupyter.config._schema import Settings
-from zengine_jupyter.config._trust import TrustStore
+from zengine_jupyter.config._trust import TRUST_FILE_NAME, TrustStore
 from zengine_jupyter.protocol._errors import TrustStoreError
 from zengine_jupyter.protocol._settings import LayerName, SettingsIssue, WithheldSetting
 
@@ -126,10 +127,11 @@ def load_settings(
     Never raises for a bad file: a layer that does not fit is skipped and listed in ``issues``;
     a damaged ``trust.json`` counts as "not trusted" and is listed too.
     """
-    layers, issues = read_layers(project, os.environ if environ is None else environ)
+    env = os.environ if environ is None else environ
+    layers, issues = read_layers(project, env)
     trusted = True
     if project is not None:
-        store = trust if trust is not None else TrustStore()
+        store = trust if trust is not None else TrustStore(data_dir(dict(env)) / TRUST_FILE_NAME)
         try:
             trusted = store.is_trusted(project)
         except TrustStoreError as exc:

@@ -40,7 +40,8 @@ PermissionMode = Literal["default", "accept_edits", "plan", "bypass"]
 
 def _http_url(value: str | None) -> str | None:
     if value is not None and not re.match(r"^https?://[^\s/]+", value):
-        raise ValueError(f"{value!r} is not an http:// or https:// URL")
+        # the value is left out: a URL can carry a token
+        raise ValueError("must be an http:// or https:// URL")
     return value
 
 

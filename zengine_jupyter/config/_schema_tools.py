@@ -125,7 +125,7 @@ class McpServerSettings(StrictModel):
         if (self.command is None) == (self.url is None):
             raise ValueError("set exactly one of command (stdio) or url (streamable HTTP)")
         if self.url is not None and not re.match(r"^https?://", self.url):
-            raise ValueError(f"url {self.url!r} must start with http:// or https://")
+            raise ValueError("url must start with http:// or https://")
         return self
 
 

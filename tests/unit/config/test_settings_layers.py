@@ -275,3 +275,16 @@ def test_a_damaged_trust_file_counts_as_untrusted_and_is_reported(
     assert not effective.trusted
     assert effective.settings.permissions.mode == "default"
     assert any(issue.file == str(store.path) for issue in effective.issues)
+
+
+def test_a_rejected_url_is_not_echoed(
+    trusted: Path, project_file: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    project_file.write_text('[provider]\nbase_url = "ftp://h/?key=sk-secret-1"\n')
+    monkeypatch.setenv("ZENGINE_BASE_URL", "gopher://h/?key=sk-secret-2")
+    issues = load_settings(trusted).issues
+    assert {(i.layer, i.key) for i in issues} == {
+        ("project", "provider.base_url"),
+        ("env", "ZENGINE_BASE_URL"),
+    }
+    assert all("sk-secret" not in i.describe() for i in issues)
