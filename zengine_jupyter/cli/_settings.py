@@ -52,6 +52,7 @@ def settings_json(effective: EffectiveSettings) -> dict[str, Any]:
     return {
         "project": str(effective.project) if effective.project else None,
         "trusted": effective.trusted,
+        "trust_problem": effective.trust_problem,
         "layers": [
             {
                 "name": layer.name,
@@ -75,6 +76,8 @@ def render_settings(effective: EffectiveSettings, *, layers: bool) -> str:
     if effective.project is not None:
         trust = "trusted" if effective.trusted else "not trusted; run `zengine trust` to trust it"
         lines.append(f"project: {effective.project} ({trust})")
+    if effective.trust_problem:
+        lines.append(f"trust: {effective.trust_problem}")
     for layer in effective.layers:
         if layer.path is not None:
             note = " (v1 file imported)" if layer.from_v1 else ""

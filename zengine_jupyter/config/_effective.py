@@ -20,11 +20,12 @@ from zengine_jupyter.config._restrict import ResolvedSettings, restrict_to_user_
 from zengine_jupyter.config._schema import Settings
 from zengine_jupyter.config._trust import TRUST_FILE_NAME, TrustStore
 from zengine_jupyter.protocol._errors import TrustStoreError
-from zengine_jupyter.protocol._settings import LayerName, SettingsIssue, WithheldSetting
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
     from pathlib import Path
+
+    from zengine_jupyter.protocol._settings import LayerName, SettingsIssue, WithheldSetting
 
 __all__ = [
     "EffectiveSettings",
@@ -54,6 +55,9 @@ class EffectiveSettings:
     issues: tuple[SettingsIssue, ...]
     withheld: tuple[WithheldSetting, ...]
     """Project settings not applied because the folder is not trusted: the banner's list."""
+    trust_problem: str | None = None
+    """Why trust could not be read (a damaged ``trust.json``); the project then counts as
+    untrusted."""
 
     def source_of(self, key: str) -> LayerName:
         """The layer a flattened key came from (``default`` when no file set it)."""
@@ -97,6 +101,7 @@ def effective_from_layers(
     project: Path | None,
     trusted: bool,
     issues: Sequence[SettingsIssue] = (),
+    trust_problem: str | None = None,
 ) -> EffectiveSettings:
     """Merge loaded layers and, for an untrusted project, restrict them to the user level."""
     full = resolve_layers(layers)
@@ -113,6 +118,7 @@ def effective_from_layers(
         layers=tuple(layers),
         issues=tuple(issues),
         withheld=withheld,
+        trust_problem=trust_problem,
     )
 
 
@@ -129,15 +135,16 @@ def load_settings(
     """
     env = os.environ if environ is None else environ
     layers, issues = read_layers(project, env)
-    trusted = True
+    trusted, problem = True, None
     if project is not None:
         store = trust if trust is not None else TrustStore(data_dir(dict(env)) / TRUST_FILE_NAME)
         try:
             trusted = store.is_trusted(project)
         except TrustStoreError as exc:
-            trusted = False
-            issues.append(SettingsIssue(layer="project", file=str(store.path), reason=exc.message))
-    return effective_from_layers(layers, project=project, trusted=trusted, issues=issues)
+            trusted, problem = False, str(exc)
+    return effective_from_layers(
+        layers, project=project, trusted=trusted, issues=issues, trust_problem=problem
+    )
 
 
 def trust_workspace(
