@@ -7,6 +7,7 @@ docstring is its documentation.
 from __future__ import annotations
 
 import re
+from pathlib import PurePosixPath
 from typing import Literal
 
 from pydantic import Field, field_validator
@@ -130,7 +131,17 @@ class ContextSettings(StrictModel):
     compact_threshold: float = Field(default=0.85, ge=0.5, le=0.95)
     """Fraction of the context window at which compaction starts."""
     instruction_files: list[str] = Field(default_factory=lambda: ["AGENTS.md", "CLAUDE.md"])
-    """Project files read into the system prompt when present."""
+    """Project files read into the system prompt when present (paths inside the project)."""
+
+    @field_validator("instruction_files")
+    @classmethod
+    def _inside_project(cls, files: list[str]) -> list[str]:
+        # An untrusted project may set this: it must not pull ~/.ssh/id_rsa into the prompt.
+        for name in files:
+            parts = PurePosixPath(name.replace("\\", "/")).parts
+            if not parts or name.startswith(("/", "~")) or ".." in parts or ":" in name:
+                raise ValueError(f"{name!r} must be a path inside the project")
+        return files
 
 
 class AppearanceSettings(StrictModel):

@@ -120,6 +120,17 @@ class McpServerSettings(StrictModel):
     disabled_tools: list[str] = Field(default_factory=list)
     """Tool names of this server the agent does not get."""
 
+    def resolved_headers(self, name: str, environ: Mapping[str, str]) -> dict[str, str]:
+        """``headers`` with ``${VAR}`` references filled in (raises ConfigError if one is unset)."""
+        where = f"mcp.servers.{name}.headers"
+        items = self.headers.items()
+        return {k: expand_env_refs(v, environ, where=f"{where}.{k}") for k, v in items}
+
+    def resolved_env(self, name: str, environ: Mapping[str, str]) -> dict[str, str]:
+        """``env`` with ``${VAR}`` references filled in (raises ConfigError if one is unset)."""
+        where = f"mcp.servers.{name}.env"
+        return {k: expand_env_refs(v, environ, where=f"{where}.{k}") for k, v in self.env.items()}
+
     @model_validator(mode="after")
     def _one_transport(self) -> McpServerSettings:
         if (self.command is None) == (self.url is None):

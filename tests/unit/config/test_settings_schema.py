@@ -159,3 +159,35 @@ def test_an_untrusted_projects_command_gets_nothing() -> None:
 )
 def test_automatic_checks_run_only_when_trusted(mode: str, trusted: bool, expected: bool) -> None:
     assert may_run_automatic_checks(mode, trusted=trusted) is expected
+
+
+@pytest.mark.parametrize(
+    "name", ["/home/u/.ssh/id_rsa", "~/.aws/credentials", "../x.md", "a/../../b", "C:/x"]
+)
+def test_instruction_files_stay_inside_the_project(name: str) -> None:
+    with pytest.raises(ValidationError, match="inside the project"):
+        Settings.model_validate({"context": {"instruction_files": [name]}})
+    ok = Settings.model_validate({"context": {"instruction_files": ["docs/AGENTS.md"]}})
+    assert ok.context.instruction_files == ["docs/AGENTS.md"]
+
+
+def test_mcp_headers_and_env_resolve_references() -> None:
+    s = Settings.model_validate(
+        {
+            "mcp": {
+                "servers": {
+                    "gh": {
+                        "url": "https://gh.example/mcp",
+                        "headers": {"Authorization": "Bearer ${GH_TOKEN}", "X-Plain": "v"},
+                    },
+                    "db": {"command": "db-mcp", "env": {"PGPASSWORD": "${PG}"}},
+                }
+            }
+        }
+    )
+    env = {"GH_TOKEN": "t-1", "PG": "p-2"}
+    gh, db = s.mcp.servers["gh"], s.mcp.servers["db"]
+    assert gh.resolved_headers("gh", env) == {"Authorization": "Bearer t-1", "X-Plain": "v"}
+    assert db.resolved_env("db", env) == {"PGPASSWORD": "p-2"}
+    with pytest.raises(ConfigError, match=r"mcp\.servers\.db\.env\.PGPASSWORD"):
+        db.resolved_env("db", {})
