@@ -7,7 +7,9 @@ The baseline is ``tomllib`` reading the three files: the floor any loader pays.
 
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
 import tempfile
 import tomllib
 from pathlib import Path
@@ -72,6 +74,7 @@ compact_threshold = 0.8
 
 def _setup() -> tuple[Path, list[Path]]:
     root = Path(tempfile.mkdtemp(prefix="zengine-bench-settings-"))
+    atexit.register(shutil.rmtree, root, ignore_errors=True)
     home, project = root / "home", root / "project"
     (project / ".z-engine").mkdir(parents=True)
     (project / ".git").mkdir()
