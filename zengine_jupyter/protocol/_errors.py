@@ -8,6 +8,8 @@ The tree (later parts add their branches here, and only here)::
 
     ZengineError                  root; carries ``hint``: what to do next
     ├── ConfigError               a settings file, key or path is wrong
+    │   ├── SettingsFileError     a settings file cannot be parsed or rewritten
+    │   └── TrustStoreError       trust.json cannot be read or written
     ├── ComponentMissingError     a program the feature needs is not installed
     ├── ProcessError              a child process could not start or failed
     │   └── ProcessTimeoutError   a child process outlived its deadline
@@ -27,7 +29,9 @@ __all__ = [
     "NotAvailableError",
     "ProcessError",
     "ProcessTimeoutError",
+    "SettingsFileError",
     "ToolError",
+    "TrustStoreError",
     "ZengineError",
 ]
 
@@ -52,6 +56,14 @@ class ZengineError(Exception):
 
 class ConfigError(ZengineError):
     """A settings file, key or folder is missing, malformed or not allowed."""
+
+
+class SettingsFileError(ConfigError):
+    """A settings file does not parse or validate, so it cannot be rewritten safely."""
+
+
+class TrustStoreError(ConfigError):
+    """``trust.json`` is damaged or cannot be written; nothing is trusted until it is fixed."""
 
 
 class ComponentMissingError(ZengineError):
