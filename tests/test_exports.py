@@ -11,6 +11,8 @@ PACKAGES = [
     "zengine_jupyter.protocol",
     "zengine_jupyter.config",
     "zengine_jupyter.host",
+    "zengine_jupyter.store",
+    "zengine_jupyter.engine",
     "zengine_jupyter.cli",
     "zengine_jupyter.kernel",
     "zengine_jupyter.testing",

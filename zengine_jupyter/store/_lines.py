@@ -1,0 +1,118 @@
+"""Reading a JSONL log: one record per line, and a damaged line costs only itself.
+
+A log is read as bytes and split on ``\\n``. Each complete line is validated as a
+:data:`LogRecord`; a line that is blank, not UTF-8, not JSON, or JSON of the wrong
+shape is *skipped* and reported with its line number; a line of a ``kind`` this
+version does not know is kept as an :class:`UnknownRecord`. Bytes after the last
+newline are the *tail*: a half-written line when a writer was killed. What to do with
+it (cut or complete) is the writer's decision (``_writer.py``); a reader ignores it.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Literal, get_args
+
+from pydantic import TypeAdapter, ValidationError
+
+from zengine_jupyter.protocol._records import LogRecord, UnknownRecord
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from pathlib import Path
+
+__all__ = ["LOG_RECORD", "LogScan", "SkippedLine", "parse_line", "scan_bytes", "scan_file"]
+
+LOG_RECORD: TypeAdapter[LogRecord] = TypeAdapter(LogRecord)
+"""Validates and serialises any :data:`LogRecord`."""
+
+_KNOWN_KINDS: frozenset[str] = frozenset(
+    get_args(cls.model_fields["kind"].annotation)[0] for cls in get_args(get_args(LogRecord)[0])
+)
+
+SkipReason = Literal["damaged", "unknown", "blank"]
+
+
+@dataclass(frozen=True)
+class SkippedLine:
+    """A line replay did not use: its 1-based number, why, and a short detail."""
+
+    line: int
+    reason: SkipReason
+    detail: str
+
+
+@dataclass(frozen=True)
+class LogScan:
+    """Everything read from one log file."""
+
+    records: list[LogRecord]
+    unknown: list[UnknownRecord]
+    skipped: list[SkippedLine]
+    tail: bytes
+    """Bytes after the last newline (a partial line), not part of ``records``."""
+    size: int
+    """Bytes of complete lines: where ``tail`` starts."""
+
+    @property
+    def damaged(self) -> int:
+        return sum(1 for s in self.skipped if s.reason == "damaged")
+
+
+def _classify(line: bytes, number: int, error: ValidationError) -> UnknownRecord | SkippedLine:
+    if not line.strip():
+        return SkippedLine(number, "blank", "blank line")
+    try:
+        value = json.loads(line)
+    except (ValueError, RecursionError):
+        return SkippedLine(number, "damaged", "not valid UTF-8 JSON")
+    if not isinstance(value, dict):
+        return SkippedLine(number, "damaged", f"a JSON {type(value).__name__}, not a record")
+    kind = value.get("kind")
+    if isinstance(kind, str) and kind not in _KNOWN_KINDS:
+        raw = line.decode("utf-8", errors="replace")
+        return UnknownRecord(kind=kind, raw=raw, line=number)
+    first = error.errors(include_url=False)[0]
+    where = ".".join(str(p) for p in first["loc"]) or "record"
+    return SkippedLine(number, "damaged", f"{where}: {first['msg']}"[:200])
+
+
+def parse_line(line: bytes, number: int) -> LogRecord | UnknownRecord | SkippedLine:
+    """One line (without its newline) as a record, an unknown record, or a skipped line."""
+    try:
+        return LOG_RECORD.validate_json(line)
+    except ValidationError as exc:
+        return _classify(line, number, exc)
+
+
+def scan_bytes(data: bytes) -> LogScan:
+    """Split ``data`` into records; never raises on content."""
+    size = data.rfind(b"\n") + 1
+    lines = data[:size].split(b"\n")
+    lines.pop()  # the empty string after the final newline
+    records: list[LogRecord] = []
+    unknown: list[UnknownRecord] = []
+    skipped: list[SkippedLine] = []
+    append = records.append
+    validate: Callable[[bytes], LogRecord] = LOG_RECORD.validate_json
+    for number, line in enumerate(lines, 1):
+        try:
+            append(validate(line))
+        except ValidationError as exc:
+            outcome = _classify(line, number, exc)
+            if isinstance(outcome, UnknownRecord):
+                unknown.append(outcome)
+                skipped.append(SkippedLine(number, "unknown", f"unknown kind {outcome.kind!r}"))
+            else:
+                skipped.append(outcome)
+    return LogScan(records, unknown, skipped, data[size:], size)
+
+
+def scan_file(path: Path) -> LogScan:
+    """Read and scan a log file (a missing file reads as empty)."""
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        data = b""
+    return scan_bytes(data)
