@@ -92,6 +92,16 @@ def _merge(into: RequestMessage, other: RequestMessage) -> RequestMessage:
     )
 
 
+def _unseen(calls: tuple[RecordedToolCall, ...], seen: set[str]) -> list[RecordedToolCall]:
+    """The calls whose id was not used before (in this message or an earlier one)."""
+    fresh: list[RecordedToolCall] = []
+    for call in calls:
+        if call.id not in seen:
+            seen.add(call.id)
+            fresh.append(call)
+    return fresh
+
+
 def _raw_messages(records: list[LogRecord]) -> list[RequestMessage]:
     """Messages in log order, each assistant call list followed by its answers."""
     answers = _first_answers(records)
@@ -107,8 +117,7 @@ def _raw_messages(records: list[LogRecord]) -> list[RequestMessage]:
                 if text:
                     out.append(RequestMessage("user", texts=text))
                 continue
-            calls = tuple(c for c in record.tool_calls if c.id not in seen_calls)
-            seen_calls.update(c.id for c in calls)
+            calls = tuple(_unseen(record.tool_calls, seen_calls))
             if text or calls:
                 out.append(RequestMessage("assistant", text, record.thinking, calls))
             if calls:

@@ -5,7 +5,14 @@ See ``docs/sessions.md`` for the folder layout, the guarantees and the v1 format
 
 from zengine_jupyter.store._files import atomic_write
 from zengine_jupyter.store._legacy import convert_v1
-from zengine_jupyter.store._lines import LOG_RECORD, LogScan, SkippedLine, scan_bytes, scan_file
+from zengine_jupyter.store._lines import (
+    LOG_RECORD,
+    LogScan,
+    SkippedLine,
+    scan_bytes,
+    scan_file,
+    validate_line,
+)
 from zengine_jupyter.store._meta import meta_from_state
 from zengine_jupyter.store._replay import LastTurn, Replayer, ResumeState, TokenTotals, replay
 from zengine_jupyter.store._store import SessionSnapshot, SessionStore
@@ -30,4 +37,5 @@ __all__ = [
     "replay",
     "scan_bytes",
     "scan_file",
+    "validate_line",
 ]

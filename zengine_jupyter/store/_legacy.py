@@ -38,7 +38,7 @@ if TYPE_CHECKING:
 
     from zengine_jupyter.protocol._records import LogRecord
 
-__all__ = ["V1Chat", "convert_v1", "import_v1"]
+__all__ = ["V1Chat", "convert_v1", "import_v1", "read_v1"]
 
 
 @dataclass(frozen=True)
@@ -143,8 +143,8 @@ def read_v1(path: Path) -> V1Chat:
     return convert_v1(path.read_bytes(), datetime.fromtimestamp(stat.st_mtime, UTC))
 
 
-def import_v1(root: Path, session_id: str) -> bool:
-    """Turn ``root/<id>.jsonl`` into the folder ``root/<id>/`` (False: someone else did first)."""
+def import_v1(root: Path, session_id: str) -> V1Chat | None:
+    """Turn ``root/<id>.jsonl`` into the folder ``root/<id>/``; None if another process did."""
     chat = read_v1(root / f"{session_id}.jsonl")
     tmp = root / f".import-{session_id}-{secrets.token_hex(4)}"
     try:
@@ -157,9 +157,9 @@ def import_v1(root: Path, session_id: str) -> bool:
         tmp.rename(root / session_id)
     except OSError:
         if (root / session_id).is_dir():
-            return False
+            return None
         raise
     finally:
         if tmp.exists():
             shutil.rmtree(tmp, ignore_errors=True)
-    return True
+    return chat

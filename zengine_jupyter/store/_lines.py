@@ -22,7 +22,15 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from pathlib import Path
 
-__all__ = ["LOG_RECORD", "LogScan", "SkippedLine", "parse_line", "scan_bytes", "scan_file"]
+__all__ = [
+    "LOG_RECORD",
+    "LogScan",
+    "SkippedLine",
+    "parse_line",
+    "scan_bytes",
+    "scan_file",
+    "validate_line",
+]
 
 LOG_RECORD: TypeAdapter[LogRecord] = TypeAdapter(LogRecord)
 """Validates and serialises any :data:`LogRecord`."""
@@ -78,12 +86,31 @@ def _classify(line: bytes, number: int, error: ValidationError) -> UnknownRecord
     return SkippedLine(number, "damaged", f"{where}: {first['msg']}"[:200])
 
 
+_STAMPED = frozenset({"id", "ts"})
+_MISSING = "id or ts: a record in a log must have both"
+
+
+def validate_line(line: bytes) -> LogRecord:
+    """The record on ``line``; ``ValueError`` if it is not one.
+
+    ``id`` and ``ts`` have defaults for building records in code, but a line without
+    them is damaged: a default would make each read of the log differ.
+    """
+    record = LOG_RECORD.validate_json(line)
+    if not record.__pydantic_fields_set__ >= _STAMPED:
+        raise ValueError(_MISSING)
+    return record
+
+
 def parse_line(line: bytes, number: int) -> LogRecord | UnknownRecord | SkippedLine:
     """One line (without its newline) as a record, an unknown record, or a skipped line."""
     try:
-        return LOG_RECORD.validate_json(line)
+        record = LOG_RECORD.validate_json(line)
     except ValidationError as exc:
         return _classify(line, number, exc)
+    if not record.__pydantic_fields_set__ >= _STAMPED:
+        return SkippedLine(number, "damaged", _MISSING)
+    return record
 
 
 def scan_bytes(data: bytes) -> LogScan:
@@ -96,9 +123,14 @@ def scan_bytes(data: bytes) -> LogScan:
     skipped: list[SkippedLine] = []
     append = records.append
     validate: Callable[[bytes], LogRecord] = LOG_RECORD.validate_json
+    stamped = _STAMPED.issubset
     for number, line in enumerate(lines, 1):
         try:
-            append(validate(line))
+            record = validate(line)
+            if stamped(record.__pydantic_fields_set__):
+                append(record)
+            else:
+                skipped.append(SkippedLine(number, "damaged", _MISSING))
         except ValidationError as exc:
             outcome = _classify(line, number, exc)
             if isinstance(outcome, UnknownRecord):

@@ -27,7 +27,7 @@ from zengine_jupyter.protocol._errors import SessionNotFoundError
 from zengine_jupyter.protocol._records import LogRecord, SessionRecord, new_id
 from zengine_jupyter.protocol._sessions import SessionMeta
 from zengine_jupyter.store._files import WriterLock, check_id
-from zengine_jupyter.store._legacy import import_v1, read_v1
+from zengine_jupyter.store._legacy import V1Chat, import_v1, read_v1
 from zengine_jupyter.store._lines import SkippedLine, scan_file
 from zengine_jupyter.store._meta import check_meta, meta_from_state, read_meta
 from zengine_jupyter.store._replay import Replayer, ResumeState, replay
@@ -61,10 +61,10 @@ class SessionStore:
     def _legacy_file(self, session_id: str) -> Path:
         return self.root / f"{session_id}.jsonl"
 
-    def _ensure_folder(self, session_id: str) -> tuple[Path, bool]:
+    def _ensure_folder(self, session_id: str) -> tuple[Path, V1Chat | None]:
         folder = self.folder(session_id)
         if folder.is_dir():
-            return folder, False
+            return folder, None
         if self._legacy_file(session_id).is_file():
             return folder, import_v1(self.root, session_id)
         raise SessionNotFoundError(
@@ -84,7 +84,7 @@ class SessionStore:
         folder.mkdir()  # FileExistsError if the id is taken: never reuse a chat
         (folder / "agents").mkdir()
         (folder / "artifacts").mkdir()
-        writer = self._open_writer(folder, imported=False)
+        writer = self._open_writer(folder, imported=None)
         writer.append(SessionRecord(project=None if project is None else str(project)))
         writer.write_meta()
         return writer
@@ -94,7 +94,7 @@ class SessionStore:
         folder, imported = self._ensure_folder(session_id)
         return self._open_writer(folder, imported=imported)
 
-    def _open_writer(self, folder: Path, *, imported: bool) -> SessionWriter:
+    def _open_writer(self, folder: Path, *, imported: V1Chat | None) -> SessionWriter:
         lock = WriterLock.acquire(folder / "lock", folder.name)
         try:
             fd, tail, scan = open_log_for_append(folder / "log.jsonl", folder)
@@ -112,7 +112,13 @@ class SessionStore:
         except BaseException:
             writer.close()
             raise
-        writer.report = OpenReport(tuple(scan.skipped), tail, problem, imported)
+        writer.report = OpenReport(
+            skipped=tuple(scan.skipped),
+            tail=tail,
+            meta=problem,
+            imported_v1=imported is not None,
+            v1_skipped=tuple(imported.skipped) if imported else (),
+        )
         return writer
 
     def read(self, session_id: str) -> SessionSnapshot:

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Self
 
 from zengine_jupyter.protocol._errors import StoreError
 from zengine_jupyter.store._files import atomic_write, check_id, write_all
-from zengine_jupyter.store._lines import LOG_RECORD, LogScan, SkippedLine, scan_file
+from zengine_jupyter.store._lines import LogScan, SkippedLine, scan_file, validate_line
 from zengine_jupyter.store._meta import MetaProblem, meta_from_state, write_meta
 
 if TYPE_CHECKING:
@@ -56,6 +56,9 @@ class OpenReport:
     meta: MetaProblem | None = None
     """Why ``meta.json`` was rewritten (None: it was fine)."""
     imported_v1: bool = False
+    """This open converted a v1 file into the chat's folder."""
+    v1_skipped: tuple[SkippedLine, ...] = ()
+    """Lines of the v1 file the import could not use (the file itself is kept unchanged)."""
 
     @property
     def clean(self) -> bool:
@@ -91,7 +94,7 @@ def open_log_for_append(path: Path, folder: Path) -> tuple[int, TailRepair, LogS
     repair = TailRepair()
     if scan.tail:
         try:
-            record = LOG_RECORD.validate_json(scan.tail)
+            record = validate_line(scan.tail)
         except ValueError:
             name = f"torn-tail-{path.stem}-{_stamp()}.bin"
             artifact = save_artifact(folder, name, scan.tail)
