@@ -10,6 +10,8 @@ it (cut or complete) is the writer's decision (``_writer.py``); a reader ignores
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import json
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, get_args
@@ -19,13 +21,14 @@ from pydantic import TypeAdapter, ValidationError
 from zengine_jupyter.protocol._records import LogRecord, UnknownRecord
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Iterator
     from pathlib import Path
 
 __all__ = [
     "LOG_RECORD",
     "LogScan",
     "SkippedLine",
+    "gc_paused",
     "parse_line",
     "scan_bytes",
     "scan_file",
@@ -113,8 +116,34 @@ def parse_line(line: bytes, number: int) -> LogRecord | UnknownRecord | SkippedL
     return record
 
 
+@contextlib.contextmanager
+def gc_paused() -> Iterator[None]:
+    """Hold off the cyclic garbage collector while building many long-lived objects.
+
+    Each record is a GC-tracked object that survives, so with the collector on, a
+    100,000-record log triggers ever larger collections (2-3x the parse time).
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            # Move what was just built to the oldest generation (two O(1) list splices)
+            # so the next young collection does not walk every new record. Cyclic
+            # garbage made meanwhile is collected by the next full collection instead.
+            gc.freeze()
+            gc.unfreeze()
+            gc.enable()
+
+
 def scan_bytes(data: bytes) -> LogScan:
     """Split ``data`` into records; never raises on content."""
+    with gc_paused():
+        return _scan(data)
+
+
+def _scan(data: bytes) -> LogScan:
     size = data.rfind(b"\n") + 1
     lines = data[:size].split(b"\n")
     lines.pop()  # the empty string after the final newline

@@ -16,7 +16,7 @@ file is touched). It works in two steps:
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Literal, cast
 
 from zengine_jupyter.protocol._records import (
     CompactionRecord,
@@ -37,8 +37,10 @@ from zengine_jupyter.protocol._records import (
     TurnStatus,
     UsageRecord,
 )
+from zengine_jupyter.store._lines import gc_paused
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
     from datetime import datetime
 
     from zengine_jupyter.protocol._records import LogRecord
@@ -122,28 +124,46 @@ class Replayer:
         self._mode: str | None = None
         self._project: str | None = None
         self._imported_from: str | None = None
-        self._created: datetime | None = None
-        self._updated: datetime | None = None
+        self._first: LogRecord | None = None
+        self._last: LogRecord | None = None
         self._records = 0
         self._ignored_rewinds = 0
 
     def feed(self, record: LogRecord) -> None:
-        """Fold one record."""
-        self._records += 1
-        self._updated = record.ts
-        if self._created is None:
-            self._created = record.ts
-        if isinstance(record, UsageRecord):
-            if record.cost_usd is None:
-                self._unpriced += 1
-            else:
-                self._cost += record.cost_usd
-            tokens = self._tokens
-            tokens[0] += record.input_tokens
-            tokens[1] += record.output_tokens
-            tokens[2] += record.cache_read_tokens
-            tokens[3] += record.cache_write_tokens
+        """Fold one record (the writer calls this after each append)."""
+        self.feed_all((record,))
+
+    def feed_all(self, records: Sequence[LogRecord]) -> None:
+        """Fold records in log order (the hot loop of replay: plain messages go straight in)."""
+        if not records:
             return
+        if self._first is None:
+            self._first = records[0]
+        self._last = records[-1]
+        self._records += len(records)
+        keep = self._surviving.append
+        for record in records:
+            cls = type(record)
+            if cls is MessageRecord or cls is ToolResultRecord:
+                keep(record)
+            elif cls is UsageRecord:
+                self._usage(cast("UsageRecord", record))
+            else:
+                self._other(record)
+                keep(record)
+
+    def _usage(self, record: UsageRecord) -> None:
+        if record.cost_usd is None:
+            self._unpriced += 1
+        else:
+            self._cost += record.cost_usd
+        tokens = self._tokens
+        tokens[0] += record.input_tokens
+        tokens[1] += record.output_tokens
+        tokens[2] += record.cache_read_tokens
+        tokens[3] += record.cache_write_tokens
+
+    def _other(self, record: LogRecord) -> None:
         if isinstance(record, TurnStartRecord):
             self._turn_at[record.turn_id] = len(self._surviving)
         elif isinstance(record, RewindRecord):
@@ -157,7 +177,6 @@ class Replayer:
         elif isinstance(record, SessionRecord):
             self._project = record.project
             self._imported_from = record.imported_from
-        self._surviving.append(record)
 
     def _rewind(self, turn_id: str) -> None:
         at = self._turn_at.get(turn_id)
@@ -178,14 +197,17 @@ class Replayer:
         last: LastTurn | None = None
         messages = 0
         for record in self._surviving:
-            if isinstance(record, MessageRecord):
+            cls = type(record)
+            if cls is MessageRecord:
+                message = cast("MessageRecord", record)
                 messages += 1
-                working.append(record)
-                for call in record.tool_calls:
+                working.append(message)
+                for call in message.tool_calls:
                     calls.setdefault(call.id, call)
-            elif isinstance(record, ToolResultRecord):
-                working.append(record)
-                answered.add(record.tool_call_id)
+            elif cls is ToolResultRecord:
+                result = cast("ToolResultRecord", record)
+                working.append(result)
+                answered.add(result.tool_call_id)
             elif isinstance(record, CompactionRecord):
                 working = [record]
             elif isinstance(record, TurnStartRecord):
@@ -223,8 +245,8 @@ class Replayer:
             mode=self._mode,
             project=self._project,
             imported_from=self._imported_from,
-            created=self._created,
-            updated=self._updated,
+            created=None if self._first is None else self._first.ts,
+            updated=None if self._last is None else self._last.ts,
             records=self._records,
             ignored_rewinds=self._ignored_rewinds,
             message_count=messages,
@@ -233,8 +255,7 @@ class Replayer:
 
 def replay(records: list[LogRecord]) -> ResumeState:
     """Fold ``records`` (in log order) into a :class:`ResumeState`."""
-    replayer = Replayer()
-    feed = replayer.feed
-    for record in records:
-        feed(record)
-    return replayer.state()
+    with gc_paused():
+        replayer = Replayer()
+        replayer.feed_all(records)
+        return replayer.state()

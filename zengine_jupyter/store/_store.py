@@ -17,6 +17,7 @@ last line that a live writer may be in the middle of.
 
 from __future__ import annotations
 
+import asyncio
 import os
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -28,7 +29,7 @@ from zengine_jupyter.protocol._records import LogRecord, SessionRecord, new_id
 from zengine_jupyter.protocol._sessions import SessionMeta
 from zengine_jupyter.store._files import WriterLock, check_id
 from zengine_jupyter.store._legacy import V1Chat, import_v1, read_v1
-from zengine_jupyter.store._lines import SkippedLine, scan_file
+from zengine_jupyter.store._lines import SkippedLine, gc_paused, scan_file
 from zengine_jupyter.store._meta import check_meta, meta_from_state, read_meta
 from zengine_jupyter.store._replay import Replayer, ResumeState, replay
 from zengine_jupyter.store._writer import OpenReport, SessionWriter, open_log_for_append
@@ -102,8 +103,8 @@ class SessionStore:
             lock.release()
             raise
         replayer = Replayer()
-        for record in scan.records:
-            replayer.feed(record)
+        with gc_paused():
+            replayer.feed_all(scan.records)
         writer = SessionWriter(folder, lock, fd, replayer)
         try:
             problem = check_meta(folder / "meta.json", writer.meta())
@@ -120,6 +121,14 @@ class SessionStore:
             v1_skipped=tuple(imported.skipped) if imported else (),
         )
         return writer
+
+    async def aopen(self, session_id: str) -> SessionWriter:
+        """:meth:`open` in a worker thread: a long log takes a while to replay."""
+        return await asyncio.to_thread(self.open, session_id)
+
+    async def aread(self, session_id: str) -> SessionSnapshot:
+        """:meth:`read` in a worker thread."""
+        return await asyncio.to_thread(self.read, session_id)
 
     def read(self, session_id: str) -> SessionSnapshot:
         """Replay a chat without locking or changing it (a v1 chat is imported first)."""
