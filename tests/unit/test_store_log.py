@@ -163,3 +163,27 @@ async def test_async_context_manager_and_agent_logs(tmp_path: Path) -> None:
     agent = store.read_agent("c1", "explore-1")
     assert [r.kind for r in agent] == ["message", "usage"]
     assert (tmp_path / "c1" / path).read_bytes() == b"long output"
+
+
+def test_a_line_without_id_ts_or_timezone_is_damaged_not_defaulted(tmp_path: Path) -> None:
+    store = SessionStore(tmp_path)
+    store.create(session_id="c1").close()
+    with (tmp_path / "c1" / "log.jsonl").open("ab") as f:
+        f.write(b'{"kind": "title", "title": "no id or ts"}\n')
+        f.write(b'{"id": "a", "ts": "2026-01-01T00:00:00", "kind": "title", "title": "naive"}\n')
+        f.write(b'{"id": "b", "ts": "2026-01-01T00:00:00Z", "kind": "title", "title": "ok"}\n')
+    snap = store.read("c1")
+    assert [(s.line, s.reason) for s in snap.skipped] == [(2, "damaged"), (3, "damaged")]
+    assert snap.state.title == "ok"
+    assert [m.title for m in store.list()] == ["ok"]
+
+
+def test_ids_are_never_reused_and_odd_folders_are_not_listed(tmp_path: Path) -> None:
+    store = SessionStore(tmp_path)
+    store.create(session_id="c1").close()
+    with pytest.raises(StoreError, match="already exists"):
+        store.create(session_id="c1")
+    (tmp_path / "not a chat").mkdir()
+    (tmp_path / ".import-c9-1234").mkdir()
+    (tmp_path / "notes.txt").write_text("x")
+    assert [m.id for m in store.list()] == ["c1"]

@@ -20,7 +20,7 @@ import secrets
 from datetime import UTC, datetime
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
 
 __all__ = [
     "ApprovalRecord",
@@ -68,7 +68,8 @@ class _Record(BaseModel):
     model_config = ConfigDict(frozen=True, extra="ignore")
 
     id: str = Field(default_factory=new_id)
-    ts: datetime = Field(default_factory=_now)
+    ts: AwareDatetime = Field(default_factory=_now)
+    """When it happened; a time without a timezone is not accepted."""
 
 
 class SessionRecord(_Record):

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from datetime import datetime  # noqa: TC003 (pydantic needs it at runtime)
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import AwareDatetime, BaseModel, ConfigDict
 
 __all__ = ["SessionMeta"]
 
@@ -22,8 +21,8 @@ class SessionMeta(BaseModel):
 
     id: str
     title: str
-    created: datetime
-    updated: datetime
+    created: AwareDatetime
+    updated: AwareDatetime
     cost_usd: float
     """Money spent so far, including turns a rewind dropped (unknown prices count as 0)."""
     unpriced_requests: int = 0

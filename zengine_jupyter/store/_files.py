@@ -14,14 +14,19 @@ from zengine_jupyter.protocol._errors import SessionLockedError, SessionNotFound
 if TYPE_CHECKING:
     from pathlib import Path
 
-__all__ = ["WriterLock", "atomic_write", "check_id", "write_all"]
+__all__ = ["WriterLock", "atomic_write", "check_id", "is_valid_id", "write_all"]
 
 _ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,127}")
 
 
+def is_valid_id(value: str) -> bool:
+    """A safe folder/file name: letters, digits, ``_ . -``; no ``..``, not ``*.jsonl``."""
+    return bool(_ID.fullmatch(value)) and not value.endswith(".jsonl") and ".." not in value
+
+
 def check_id(value: str, what: str = "chat") -> str:
-    """``value`` if it is a safe folder/file name (letters, digits, ``_ . -``), else an error."""
-    if not _ID.fullmatch(value) or value.endswith(".jsonl") or ".." in value:
+    """``value`` if :func:`is_valid_id`, else :class:`SessionNotFoundError`."""
+    if not is_valid_id(value):
         raise SessionNotFoundError(
             f"{value!r} is not a valid {what} id",
             hint="ids are letters, digits, '_', '.' and '-' (see `zengine sessions list`)",

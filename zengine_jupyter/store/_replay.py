@@ -130,8 +130,19 @@ class Replayer:
         self._ignored_rewinds = 0
 
     def feed(self, record: LogRecord) -> None:
-        """Fold one record (the writer calls this after each append)."""
-        self.feed_all((record,))
+        """Fold one record (the writer calls this after each append; same as ``feed_all``)."""
+        if self._first is None:
+            self._first = record
+        self._last = record
+        self._records += 1
+        cls = type(record)
+        if cls is MessageRecord or cls is ToolResultRecord:
+            self._surviving.append(record)
+        elif cls is UsageRecord:
+            self._usage(cast("UsageRecord", record))
+        else:
+            self._other(record)
+            self._surviving.append(record)
 
     def feed_all(self, records: Sequence[LogRecord]) -> None:
         """Fold records in log order (the hot loop of replay: plain messages go straight in)."""

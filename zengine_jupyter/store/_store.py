@@ -24,10 +24,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from zengine_jupyter.config import data_dir
-from zengine_jupyter.protocol._errors import SessionNotFoundError
+from zengine_jupyter.protocol._errors import SessionNotFoundError, StoreError
 from zengine_jupyter.protocol._records import LogRecord, SessionRecord, new_id
 from zengine_jupyter.protocol._sessions import SessionMeta
-from zengine_jupyter.store._files import WriterLock, check_id
+from zengine_jupyter.store._files import WriterLock, check_id, is_valid_id
 from zengine_jupyter.store._legacy import V1Chat, import_v1, read_v1
 from zengine_jupyter.store._lines import SkippedLine, gc_paused, scan_file
 from zengine_jupyter.store._meta import check_meta, meta_from_state, read_meta
@@ -82,7 +82,12 @@ class SessionStore:
         self.root.mkdir(parents=True, exist_ok=True)
         if self._legacy_file(sid).exists():
             raise SessionNotFoundError(f"a v1 chat {sid!r} exists", hint="open it instead")
-        folder.mkdir()  # FileExistsError if the id is taken: never reuse a chat
+        try:
+            folder.mkdir()
+        except FileExistsError:
+            raise StoreError(
+                f"a chat {sid!r} already exists in {self.root}", hint="open it, or pick another id"
+            ) from None
         (folder / "agents").mkdir()
         (folder / "artifacts").mkdir()
         writer = self._open_writer(folder, imported=None)
@@ -161,12 +166,13 @@ class SessionStore:
         for entry in os.scandir(self.root):
             if entry.name.startswith("."):
                 continue
-            if entry.is_dir():
+            if entry.is_dir() and is_valid_id(entry.name):
                 folders.add(entry.name)
                 metas.append(self._listed_meta(Path(entry.path)))
         for entry in os.scandir(self.root):
             sid = entry.name.removesuffix(".jsonl")
-            if entry.name.endswith(".jsonl") and entry.is_file() and sid not in folders:
+            legacy = entry.name.endswith(".jsonl") and is_valid_id(sid)
+            if legacy and entry.is_file() and sid not in folders:
                 chat = read_v1(Path(entry.path))
                 size = Path(entry.path).stat().st_size
                 metas.append(meta_from_state(sid, replay(chat.records), size))
