@@ -36,6 +36,8 @@ class KillRound:
     killed_by_sigkill: bool
     acked: int
     """The last sequence number whose ``append`` had returned before the kill (-1: none)."""
+    appended: int
+    """How many appends the worker completed in this round before it was killed."""
     kept: int
     """How many records the reopened log holds (sequence numbers 0 .. kept-1 when in order)."""
     in_order: bool
@@ -57,7 +59,8 @@ def _read_line(stream: IO[str]) -> str:
     return line.strip()
 
 
-def _check(store: SessionStore, session_id: str, acked: int, status: int) -> KillRound:
+def _check(store: SessionStore, session_id: str, acks: tuple[int, int], status: int) -> KillRound:
+    start, acked = acks
     writer = store.open(session_id)
     try:
         seqs = [
@@ -75,6 +78,7 @@ def _check(store: SessionStore, session_id: str, acked: int, status: int) -> Kil
         session_id=session_id,
         killed_by_sigkill=os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGKILL,
         acked=acked,
+        appended=acked - start,
         kept=len(seqs),
         in_order=seqs == list(range(len(seqs))),
         skipped_lines=len(writer.report.skipped),
@@ -112,13 +116,14 @@ def run_kill_rounds(
             server.stdin.flush()
             lines = {_read_line(server.stdout), _read_line(server.stdout)}  # pid and "ready"
             pid = int((lines - {"ready"}).pop())
+            start = int.from_bytes(ack.read_bytes(), "little", signed=True)
             time.sleep(rng.uniform(0, max_delay_s))
             os.kill(pid, signal.SIGKILL)
             server.stdin.write(f"reap {pid}\n")
             server.stdin.flush()
             status = int(_read_line(server.stdout))
             acked = int.from_bytes(ack.read_bytes(), "little", signed=True)
-            rounds.append(_check(store, session_id, acked, status))
+            rounds.append(_check(store, session_id, (start, acked), status))
     finally:
         server.stdin.close()
         server.wait(timeout=30)
