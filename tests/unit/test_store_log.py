@@ -187,3 +187,19 @@ def test_ids_are_never_reused_and_odd_folders_are_not_listed(tmp_path: Path) -> 
     (tmp_path / ".import-c9-1234").mkdir()
     (tmp_path / "notes.txt").write_text("x")
     assert [m.id for m in store.list()] == ["c1"]
+
+
+async def test_async_open_and_read_run_off_the_loop(tmp_path: Path) -> None:
+    store = SessionStore(tmp_path)
+    (tmp_path / "old.jsonl").write_bytes(b'{"type": "user", "content": "hi"}\n')
+    with pytest.raises(StoreError, match="v1 chat 'old' exists"):
+        store.create(session_id="old")
+    writer = await store.aopen("old")
+    assert writer.report.imported_v1
+    writer.append(MessageRecord(role="user", text="again"))
+    await writer.aclose()
+    snap = await store.aread("old")
+    assert [r.text for r in snap.state.transcript if isinstance(r, MessageRecord)] == [
+        "hi",
+        "again",
+    ]

@@ -81,7 +81,7 @@ class SessionStore:
         folder = self.root / sid
         self.root.mkdir(parents=True, exist_ok=True)
         if self._legacy_file(sid).exists():
-            raise SessionNotFoundError(f"a v1 chat {sid!r} exists", hint="open it instead")
+            raise StoreError(f"a v1 chat {sid!r} exists in {self.root}", hint="open it instead")
         try:
             folder.mkdir()
         except FileExistsError:
