@@ -12,6 +12,8 @@ PACKAGES = [
     "zengine_jupyter.config",
     "zengine_jupyter.host",
     "zengine_jupyter.host.checkpoint",
+    "zengine_jupyter.store",
+    "zengine_jupyter.engine",
     "zengine_jupyter.cli",
     "zengine_jupyter.engine.tools",
     "zengine_jupyter.kernel",

@@ -15,6 +15,9 @@ The tree (later parts add their branches here, and only here)::
     │   └── ProcessTimeoutError   a child process outlived its deadline
     ├── CheckpointError           the shadow repository failed, is busy, or has no such checkpoint
     ├── ToolError                 a tool call cannot be done as asked; the message goes to the model
+    ├── StoreError                a chat's folder or log cannot be used
+    │   ├── SessionNotFoundError  no chat has that id
+    │   └── SessionLockedError    another process is writing that chat
     └── NotAvailableError         the part that does this is not built or not enabled
 
 Messages never contain secrets (API keys, auth headers): house rule 6.
@@ -29,7 +32,10 @@ __all__ = [
     "NotAvailableError",
     "ProcessError",
     "ProcessTimeoutError",
+    "SessionLockedError",
+    "SessionNotFoundError",
     "SettingsFileError",
+    "StoreError",
     "ToolError",
     "TrustStoreError",
     "ZengineError",
@@ -81,6 +87,24 @@ class ProcessError(ZengineError):
 
 class ProcessTimeoutError(ProcessError):
     """A child process was still running at its deadline and was stopped."""
+
+
+class StoreError(ZengineError):
+    """A chat's folder, log or meta file cannot be read or written."""
+
+
+class SessionNotFoundError(StoreError):
+    """No chat with that id exists in the data folder."""
+
+
+class SessionLockedError(StoreError):
+    """Another writer (process or open handle) holds the chat's lock; readers still work."""
+
+    def __init__(
+        self, message: str, *, hint: str | None = None, holder_pid: int | None = None
+    ) -> None:
+        super().__init__(message, hint=hint)
+        self.holder_pid = holder_pid
 
 
 class NotAvailableError(ZengineError):
