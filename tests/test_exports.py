@@ -14,7 +14,11 @@ PACKAGES = [
     "zengine_jupyter.llm",
     "zengine_jupyter.llm.anthropic",
     "zengine_jupyter.llm.openai",
+    "zengine_jupyter.host.checkpoint",
+    "zengine_jupyter.store",
+    "zengine_jupyter.engine",
     "zengine_jupyter.cli",
+    "zengine_jupyter.engine.tools",
     "zengine_jupyter.kernel",
     "zengine_jupyter.testing",
 ]

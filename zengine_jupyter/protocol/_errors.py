@@ -8,9 +8,16 @@ The tree (later parts add their branches here, and only here)::
 
     ZengineError                  root; carries ``hint``: what to do next
     ├── ConfigError               a settings file, key or path is wrong
+    │   ├── SettingsFileError     a settings file cannot be parsed or rewritten
+    │   └── TrustStoreError       trust.json cannot be read or written
     ├── ComponentMissingError     a program the feature needs is not installed
     ├── ProcessError              a child process could not start or failed
     │   └── ProcessTimeoutError   a child process outlived its deadline
+    ├── CheckpointError           the shadow repository failed, is busy, or has no such checkpoint
+    ├── ToolError                 a tool call cannot be done as asked; the message goes to the model
+    ├── StoreError                a chat's folder or log cannot be used
+    │   ├── SessionNotFoundError  no chat has that id
+    │   └── SessionLockedError    another process is writing that chat
     ├── NotAvailableError         the part that does this is not built or not enabled
     └── ProviderError             a model provider refused or failed a request
         ├── ProviderStatusError       an HTTP error status (``status``, ``retry_after_s``)
@@ -26,6 +33,7 @@ Messages never contain secrets (API keys, auth headers): house rule 6.
 from __future__ import annotations
 
 __all__ = [
+    "CheckpointError",
     "ComponentMissingError",
     "ConfigError",
     "CostCapReachedError",
@@ -38,6 +46,12 @@ __all__ = [
     "ProviderStatusError",
     "ProviderStreamError",
     "ProviderTimeoutError",
+    "SessionLockedError",
+    "SessionNotFoundError",
+    "SettingsFileError",
+    "StoreError",
+    "ToolError",
+    "TrustStoreError",
     "ZengineError",
 ]
 
@@ -64,6 +78,14 @@ class ConfigError(ZengineError):
     """A settings file, key or folder is missing, malformed or not allowed."""
 
 
+class SettingsFileError(ConfigError):
+    """A settings file does not parse or validate, so it cannot be rewritten safely."""
+
+
+class TrustStoreError(ConfigError):
+    """``trust.json`` is damaged or cannot be written; nothing is trusted until it is fixed."""
+
+
 class ComponentMissingError(ZengineError):
     """A program a feature needs (git, bwrap, node, ...) is not installed."""
 
@@ -79,6 +101,24 @@ class ProcessError(ZengineError):
 
 class ProcessTimeoutError(ProcessError):
     """A child process was still running at its deadline and was stopped."""
+
+
+class StoreError(ZengineError):
+    """A chat's folder, log or meta file cannot be read or written."""
+
+
+class SessionNotFoundError(StoreError):
+    """No chat with that id exists in the data folder."""
+
+
+class SessionLockedError(StoreError):
+    """Another writer (process or open handle) holds the chat's lock; readers still work."""
+
+    def __init__(
+        self, message: str, *, hint: str | None = None, holder_pid: int | None = None
+    ) -> None:
+        super().__init__(message, hint=hint)
+        self.holder_pid = holder_pid
 
 
 class NotAvailableError(ZengineError):
@@ -136,3 +176,15 @@ class ProviderSetupError(ProviderError):
 
 class CostCapReachedError(ProviderError):
     """The chat has spent ``agents.session_cost_cap_usd``; no more model requests."""
+
+
+class CheckpointError(ZengineError):
+    """A snapshot or restore failed, the shadow repository is busy, or a checkpoint is unknown."""
+
+
+class ToolError(ZengineError):
+    """A tool call cannot be done as asked (bad input, stale read, not unique, ...).
+
+    Its message is returned to the model as the tool's error result, so it says what the
+    model should do instead (for example: read the file again).
+    """

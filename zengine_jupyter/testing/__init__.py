@@ -12,6 +12,7 @@ checks any client's stream.
 """
 
 from zengine_jupyter.testing._clock import FakeClock
+from zengine_jupyter.testing._http import RecordedRequest, RecordingServer
 from zengine_jupyter.testing._model_client import (
     FakeModelClient,
     assert_stream_contract,
@@ -32,6 +33,8 @@ __all__ = [
     "FakeModelClient",
     "ProviderServer",
     "ReceivedRequest",
+    "RecordedRequest",
+    "RecordingServer",
     "Reply",
     "ScriptedToolCall",
     "ScriptedUsage",
