@@ -1,8 +1,9 @@
 """Acceptance 4: no key or auth header in any log record, file, event, exception or repr.
 
 A full streamed turn (thinking, text, a tool call, usage) and the failures around it (a
-rejected key, a retried overload, a lost connection) run with DEBUG logging; then everything
-written under ZENGINE_HOME (but auth.json, the key store itself, checked to be 0600), every
+rejected key, a retried overload, a lost connection) run with DEBUG logging and are recorded
+in a real chat folder (log records, an artifact, meta.json); then everything written under
+ZENGINE_HOME (but auth.json, the key store itself, checked to be 0600), every
 log record, every event (repr and JSON), every exception (message, repr, traceback with its
 chain) and the reprs of the objects involved are searched for the key and its header.
 """
@@ -30,7 +31,15 @@ from zengine_jupyter.llm import (
 from zengine_jupyter.llm._endpoint import CallSpec, detect_endpoint
 from zengine_jupyter.llm._options import Timeouts
 from zengine_jupyter.llm.anthropic import AnthropicAdapter
-from zengine_jupyter.protocol import ProviderError
+from zengine_jupyter.protocol import (
+    MessageRecord,
+    ProviderError,
+    RecordedToolCall,
+    TurnEndRecord,
+    TurnStartRecord,
+    UsageRecord,
+)
+from zengine_jupyter.store import SessionStore, SessionWriter
 from zengine_jupyter.testing import FakeClock, ProviderServer, Reply, ScriptedToolCall
 
 if TYPE_CHECKING:
@@ -47,9 +56,36 @@ TURN = Reply(
 )
 
 
+def _record(writer: SessionWriter, events: list[Any]) -> None:
+    """What the engine keeps of a streamed request: the session log's records, the raw
+    stream as an artifact, and (via write_meta) meta.json."""
+    writer.append(TurnStartRecord())
+    writer.append(
+        MessageRecord(
+            role="assistant",
+            text="".join(e.text for e in events if e.type == "text"),
+            tool_calls=tuple(
+                RecordedToolCall(id=e.id, name=e.name, input=e.input)
+                for e in events
+                if e.type == "tool_call_end"
+            ),
+        )
+    )
+    for e in events:
+        if e.type == "usage":
+            writer.append(UsageRecord(model=e.model, cost_usd=e.cost_usd, **e.usage.model_dump()))
+        elif e.type == "error":
+            writer.append(TurnEndRecord(turn_id="t", status="failed", reason=e.message))
+    writer.save_artifact(
+        "stream.jsonl", "".join(e.model_dump_json() + "\n" for e in events).encode()
+    )
+
+
 def _check_files(zengine_home: Path) -> None:
     files = [p for p in zengine_home.rglob("*") if p.is_file()]
-    assert zengine_home / "events.jsonl" in files
+    names = {p.name for p in files}
+    assert {"log.jsonl", "meta.json"} <= names, names
+    assert any(p.parent.name == "artifacts" for p in files)
     for path in files:
         if path.name == "auth.json":
             assert stat.S_IMODE(path.stat().st_mode) == 0o600
@@ -71,6 +107,7 @@ async def test_nothing_written_logged_or_raised_contains_the_key(
     store.set("127.0.0.1", Secret(SECRET))
     seen: list[Any] = []
     clock = FakeClock()
+    writer = SessionStore().create(project=str(zengine_home))
     async with (
         ProviderServer(api_key=SECRET) as good,
         ProviderServer(api_key="sk-other-000000000000") as bad,
@@ -93,10 +130,10 @@ async def test_nothing_written_logged_or_raised_contains_the_key(
                 finally:
                     await client.aclose()
                 seen += events
-                # what the engine's session log will hold: the events as JSON lines
-                with (zengine_home / "events.jsonl").open("a") as log:
-                    log.writelines(e.model_dump_json() + "\n" for e in events)
+                _record(writer, events)
         assert [e.type for e in seen if hasattr(e, "type")].count("error") == 2  # the two 401s
+        writer.write_meta()
+        await writer.aclose()
         # the raw exceptions, as an adapter raises them (401 echoing a masked key; a lost stream)
         endpoint = detect_endpoint("anthropic", bad.base_url, "m")
         adapter = AnthropicAdapter(endpoint, Secret(SECRET), Timeouts())
