@@ -96,6 +96,7 @@ if TYPE_CHECKING:
         ToolSpec,
         ToolUsePart,
         UsageEvent,
+        message_from_records,
     )
     from zengine_jupyter.protocol._records import (
         ApprovalRecord,
@@ -246,6 +247,7 @@ __all__ = [
     "VerificationChanged",
     "WithheldSetting",
     "ZengineError",
+    "message_from_records",
     "new_id",
 ]
 
@@ -357,6 +359,7 @@ __getattr__, __dir__ = _lazy_exports(
         "VerificationChanged": "_events",
         "WithheldSetting": "_settings",
         "ZengineError": "_errors",
+        "message_from_records": "_llm",
         "new_id": "_records",
     },
 )

@@ -17,9 +17,18 @@ A client never raises for a provider failure: it yields ``error``.
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+    from zengine_jupyter.protocol._records import (
+        RecordedToolCall,
+        ThinkingBlock,
+        ToolResultRecord,
+    )
 
 __all__ = [
     "Effort",
@@ -46,6 +55,7 @@ __all__ = [
     "ToolSpec",
     "ToolUsePart",
     "UsageEvent",
+    "message_from_records",
 ]
 
 Effort = Literal["low", "medium", "high", "max"]
@@ -123,6 +133,27 @@ class Message(BaseModel):
     model_config = _FROZEN
     role: Literal["user", "assistant"]
     content: list[MessagePart]
+
+
+def message_from_records(
+    role: Literal["user", "assistant"],
+    *,
+    texts: Iterable[str] = (),
+    thinking: Iterable[ThinkingBlock] = (),
+    tool_calls: Iterable[RecordedToolCall] = (),
+    tool_results: Iterable[ToolResultRecord] = (),
+) -> Message:
+    """A request ``Message`` from what the session log keeps (the engine's well-formed
+    request messages): a user message's tool results come first, then its text; an
+    assistant message has its thinking, then text, then tool calls. Empty texts are dropped."""
+    parts: list[MessagePart] = [
+        ToolResultPart(tool_use_id=r.tool_call_id, content=r.output, is_error=r.is_error)
+        for r in tool_results
+    ]
+    parts += [ThinkingPart(thinking=t.text, signature=t.signature) for t in thinking]
+    parts += [TextPart(text=t) for t in texts if t]
+    parts += [ToolUsePart(id=c.id, name=c.name, input=dict(c.input)) for c in tool_calls]
+    return Message(role=role, content=parts)
 
 
 class ToolSpec(BaseModel):
