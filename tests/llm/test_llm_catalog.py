@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import KEY, ask, collect
+from llm_helpers import KEY, ask, collect
 
 from zengine_jupyter.llm import Catalog, CatalogCache, ClientDeps, ProviderOptions, build_client
 from zengine_jupyter.testing import ProviderServer, Reply, free_port

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import KEY, ask, collect, text_of
+from llm_helpers import KEY, ask, collect, text_of
 
 from zengine_jupyter.llm import (
     AuthStore,

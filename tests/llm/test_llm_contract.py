@@ -4,7 +4,7 @@ and failures) and on the in-memory fake later parts use."""
 from __future__ import annotations
 
 import pytest
-from conftest import KEY, collect
+from llm_helpers import KEY, collect
 
 from zengine_jupyter.llm import ClientDeps, ProviderOptions, build_client
 from zengine_jupyter.protocol import Message, ModelRequest, TextPart

@@ -7,7 +7,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from conftest import KEY, collect
+from llm_helpers import KEY, collect
 
 from zengine_jupyter.llm import (
     Catalog,

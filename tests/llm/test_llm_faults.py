@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import pytest
-from conftest import KEY, collect, text_of
+from llm_helpers import KEY, collect, text_of
 
 from zengine_jupyter.llm import ClientDeps, ProviderOptions, Timeouts, build_client
 from zengine_jupyter.testing import FakeClock, ProviderServer, Reply, unresponsive_port

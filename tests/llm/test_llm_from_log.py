@@ -4,7 +4,7 @@ real APIs' checks in both wire formats, even when the log was left ragged by a c
 from __future__ import annotations
 
 import pytest
-from conftest import KEY, collect, text_of
+from llm_helpers import KEY, collect, text_of
 
 from zengine_jupyter.engine import build_request
 from zengine_jupyter.llm import ClientDeps, ProviderOptions, build_client

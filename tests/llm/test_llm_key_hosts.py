@@ -7,7 +7,7 @@ auth.json; each must receive only its own key, including when one redirects to t
 from __future__ import annotations
 
 import pytest
-from conftest import collect, text_of
+from llm_helpers import collect, text_of
 
 from zengine_jupyter.llm import AuthStore, ClientDeps, ProviderOptions, Secret, build_client
 from zengine_jupyter.testing import FakeClock, ProviderServer, Reply

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import KEY, collect, text_of
+from llm_helpers import KEY, collect, text_of
 
 from zengine_jupyter.llm import (
     Catalog,

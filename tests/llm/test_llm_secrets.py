@@ -16,7 +16,7 @@ import stat
 import traceback
 from typing import TYPE_CHECKING, Any
 
-from conftest import ask, collect
+from llm_helpers import ask, collect
 
 from zengine_jupyter.llm import (
     AuthStore,
