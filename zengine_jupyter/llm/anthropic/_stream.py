@@ -12,6 +12,8 @@ import json
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from pydantic_core import from_json
+
 from zengine_jupyter.llm._http import MALFORMED, LazyHttp, malformed, open_stream, redact
 from zengine_jupyter.llm._sse import SSEDecoder
 from zengine_jupyter.llm.anthropic._request import build_body
@@ -123,7 +125,7 @@ class AnthropicAdapter:
             ) as chunks:
                 async for chunk in chunks:
                     for _name, data in decoder.feed(chunk):
-                        obj = json.loads(data)
+                        obj = from_json(data)  # pydantic-core: about twice as fast as json.loads
                         delta = obj.get("delta")
                         if obj["type"] == "content_block_delta" and delta["type"] == "text_delta":
                             yield _text({"text": delta["text"]})  # the hot path

@@ -12,6 +12,8 @@ import json
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from pydantic_core import from_json
+
 from zengine_jupyter.llm._http import MALFORMED, LazyHttp, malformed, open_stream, redact
 from zengine_jupyter.llm._sse import SSEDecoder
 from zengine_jupyter.llm.openai._request import build_body
@@ -180,7 +182,7 @@ class OpenAIAdapter:
                         if data == "[DONE]":
                             state.done = True
                             break
-                        obj = json.loads(data)
+                        obj = from_json(data)  # pydantic-core: about twice as fast as json.loads
                         choices = obj.get("choices")
                         if choices and len(choices) == 1 and not obj.get("usage"):
                             delta = choices[0].get("delta")
