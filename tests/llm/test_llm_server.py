@@ -6,6 +6,7 @@ from typing import Any
 
 import httpx
 import pytest
+from llm_helpers import ask
 
 from zengine_jupyter.testing import ProviderServer, Reply
 
@@ -182,3 +183,32 @@ async def test_other_paths_files_and_an_exhausted_script() -> None:
         "/v1/other",
         "/v1/chat/completions",
     ]
+
+
+async def test_a_slow_answer_arrives_event_by_event_and_can_be_abandoned() -> None:
+    import asyncio
+    import time
+
+    from zengine_jupyter.llm import ClientDeps, ProviderOptions, build_client
+
+    async with ProviderServer() as server:
+        server.add(Reply(text=tuple(f"w{i} " for i in range(50)), event_delay_s=0.02))
+        client = build_client(
+            ProviderOptions(model="m", kind="anthropic", base_url=server.base_url),
+            deps=ClientDeps(environ={}),
+        )
+        seen: list[float] = []
+        start = time.monotonic()
+        try:
+            stream = client.stream(ask())
+            async for event in stream:
+                if event.type == "text":
+                    seen.append(time.monotonic() - start)
+                if len(seen) == 3:
+                    break  # the user interrupts the turn
+            await stream.aclose()  # type: ignore[attr-defined]
+        finally:
+            await client.aclose()
+        await asyncio.sleep(0)
+    assert len(seen) == 3
+    assert seen[2] - seen[0] >= 0.03  # spaced out, not one burst

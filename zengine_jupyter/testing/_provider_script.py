@@ -84,6 +84,8 @@ class Reply:
     drop: Drop | None = None
     stream_error: str | None = None
     ping: bool = True
+    event_delay_s: float = 0.0
+    """Pause after each event: a slow answer (e.g. for interrupting a turn mid-stream)."""
     raw: tuple[bytes, ...] = ()
     """Send these SSE events verbatim instead (for provider quirks: missing indexes, comments)."""
 

@@ -280,12 +280,35 @@ class ProviderServer:
                 },
             )
         )
+        if reply.event_delay_s:
+            await self._trickle(writer, wire, reply, str(body.get("model")), usage)
+            return
         writer.write(head)
         await writer.drain()
         if reply.drop == "after_text":
             writer.transport.abort()
             return
         writer.write(tail)
+        await writer.drain()
+
+    async def _trickle(
+        self, writer: asyncio.StreamWriter, wire: str, reply: Reply, model: str, usage: bool
+    ) -> None:
+        """One event every ``event_delay_s`` (a slow model; lets a test interrupt a turn)."""
+        if reply.raw:
+            events, text_end = list(reply.raw), len(reply.raw)
+        elif wire == "anthropic":
+            events, text_end = render_anthropic(reply, model)
+        else:
+            events, text_end = render_openai(reply, model, usage)
+        for n, event in enumerate(events):
+            if n == text_end and reply.drop == "after_text":
+                writer.transport.abort()
+                return
+            writer.write(b"%x\r\n%s\r\n" % (len(event), event))
+            await writer.drain()
+            await asyncio.sleep(reply.event_delay_s)
+        writer.write(b"0\r\n\r\n")
         await writer.drain()
 
 
