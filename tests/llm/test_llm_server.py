@@ -212,3 +212,13 @@ async def test_a_slow_answer_arrives_event_by_event_and_can_be_abandoned() -> No
         await asyncio.sleep(0)
     assert len(seen) == 3
     assert seen[2] - seen[0] >= 0.03  # spaced out, not one burst
+
+
+async def test_a_non_streaming_request_is_refused_plainly() -> None:
+    async with ProviderServer() as server, httpx.AsyncClient() as http:
+        server.always(Reply.answer("x"))
+        resp = await http.post(
+            f"{server.openai_url}/chat/completions", json={"model": "m", "messages": [_user()]}
+        )
+    assert resp.status_code == 400
+    assert "only streaming requests" in resp.json()["error"]["message"]

@@ -221,6 +221,8 @@ class ProviderServer:
         else:
             found = validate_openai(body)
             problem = found[0] if found else None
+        if problem is None and body.get("stream") is not True:
+            problem = "fake provider: only streaming requests are served (send stream: true)"
         return problem, 400
 
     def _next_reply(self) -> Reply | None:
