@@ -19,6 +19,7 @@ PACKAGES = [
     "zengine_jupyter.engine",
     "zengine_jupyter.cli",
     "zengine_jupyter.engine.tools",
+    "zengine_jupyter.policy",
     "zengine_jupyter.kernel",
     "zengine_jupyter.testing",
 ]
