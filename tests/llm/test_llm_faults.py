@@ -16,6 +16,10 @@ from zengine_jupyter.testing import FakeClock, ProviderServer, Reply, unresponsi
 
 ENV = {"ZENGINE_API_KEY": KEY}
 FAST = Timeouts(connect_s=0.2, read_s=0.2)
+"""For the connect-timeout test: an unresponsive port never answers, however loaded the box."""
+READ = Timeouts(read_s=1.0)
+"""The read-timeout case: a reply held 2.5 s times out; a normal one, even on a busy shared
+machine, never goes a whole second without a byte."""
 WIRES = ["anthropic", "openai"]
 
 
@@ -40,7 +44,7 @@ CASES = {
     "overloaded inside a 200 stream": Case(
         (Reply(stream_error="overloaded_error"), OK), 2, [0.5], "fine"
     ),
-    "read timeout": Case((Reply(text=("late",), delay_s=0.6), OK), 2, [0.5], "fine"),
+    "read timeout": Case((Reply(text=("late",), delay_s=2.5), OK), 2, [0.5], "fine"),
     "drop before first byte": Case((Reply(drop="before_first_byte"), OK), 2, [0.5], "fine"),
     "5 failures then the fallback": Case(
         (*[Reply.fault(529)] * 5, Reply.answer("from fallback")),
@@ -59,7 +63,7 @@ def _options(wire: str, server: ProviderServer, fallbacks: tuple[str, ...] = ())
         kind=wire,
         base_url=url,
         fallbacks=fallbacks,
-        timeouts=FAST,  # type: ignore[arg-type]
+        timeouts=READ,  # type: ignore[arg-type]
     )
 
 
