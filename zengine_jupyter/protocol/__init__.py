@@ -22,15 +22,21 @@ if TYPE_CHECKING:
         CheckpointError,
         ComponentMissingError,
         ConfigError,
+        McpConnectionError,
+        McpRequestError,
+        McpServerError,
         NotAvailableError,
         ProcessError,
         ProcessTimeoutError,
         ZengineError,
     )
+    from zengine_jupyter.protocol._mcp import McpServerState, McpServerStatus, McpTransportKind
     from zengine_jupyter.protocol._status import ComponentStatus, DoctorReport
+    from zengine_jupyter.protocol._tools import TOOL_NAME_PATTERN, ToolDefinition
 
 __all__ = [
     "REWIND_LIMITS",
+    "TOOL_NAME_PATTERN",
     "CheckpointError",
     "CheckpointInfo",
     "CheckpointsOff",
@@ -39,10 +45,17 @@ __all__ = [
     "ComponentStatus",
     "ConfigError",
     "DoctorReport",
+    "McpConnectionError",
+    "McpRequestError",
+    "McpServerError",
+    "McpServerState",
+    "McpServerStatus",
+    "McpTransportKind",
     "NotAvailableError",
     "NotStored",
     "ProcessError",
     "ProcessTimeoutError",
+    "ToolDefinition",
     "ZengineError",
 ]
 
@@ -59,6 +72,14 @@ __getattr__, __dir__ = _lazy_exports(
         "ComponentStatus": "_status",
         "ConfigError": "_errors",
         "DoctorReport": "_status",
+        "McpConnectionError": "_errors",
+        "McpRequestError": "_errors",
+        "McpServerError": "_errors",
+        "McpServerState": "_mcp",
+        "McpServerStatus": "_mcp",
+        "McpTransportKind": "_mcp",
+        "TOOL_NAME_PATTERN": "_tools",
+        "ToolDefinition": "_tools",
         "NotAvailableError": "_errors",
         "ProcessError": "_errors",
         "ProcessTimeoutError": "_errors",

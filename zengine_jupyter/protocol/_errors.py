@@ -12,6 +12,9 @@ The tree (later parts add their branches here, and only here)::
     ├── ProcessError              a child process could not start or failed
     │   └── ProcessTimeoutError   a child process outlived its deadline
     ├── CheckpointError           the shadow repository failed, is busy, or has no such checkpoint
+    ├── McpServerError            an MCP server failed; carries ``server`` (its name)
+    │   ├── McpConnectionError    could not start or connect, or dropped and the reconnect failed
+    │   └── McpRequestError       it answered a request with an error, or not within the deadline
     └── NotAvailableError         the part that does this is not built or not enabled
 
 Messages never contain secrets (API keys, auth headers): house rule 6.
@@ -23,6 +26,9 @@ __all__ = [
     "CheckpointError",
     "ComponentMissingError",
     "ConfigError",
+    "McpConnectionError",
+    "McpRequestError",
+    "McpServerError",
     "NotAvailableError",
     "ProcessError",
     "ProcessTimeoutError",
@@ -75,3 +81,19 @@ class NotAvailableError(ZengineError):
 
 class CheckpointError(ZengineError):
     """A snapshot or restore failed, the shadow repository is busy, or a checkpoint is unknown."""
+
+
+class McpServerError(ZengineError):
+    """An MCP server failed; ``server`` is its name as written in the settings."""
+
+    def __init__(self, server: str, message: str, *, hint: str | None = None) -> None:
+        super().__init__(message, hint=hint)
+        self.server = server
+
+
+class McpConnectionError(McpServerError):
+    """An MCP server could not be started or reached, or dropped and the one reconnect failed."""
+
+
+class McpRequestError(McpServerError):
+    """An MCP server rejected a request (unknown resource or prompt, bad arguments) or timed out."""
