@@ -214,6 +214,8 @@ class McpHub:
         self._trusted = trusted
 
     def _allowed(self, name: str) -> bool:
+        if name not in self._config:
+            return False  # removed from the settings
         entry, origin = self._config[name]
         return entry.enabled and (origin != "project" or self._trusted)
 
