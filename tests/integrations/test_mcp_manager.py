@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
@@ -204,3 +205,28 @@ async def test_aclose_while_starting_leaves_no_process() -> None:
     await manager.aclose()
     assert manager.status.state == "stopped"
     assert fixture_children() == []
+
+
+async def test_stdio_cwd_is_relative_to_the_root_and_env_values_expand(tmp_path: Path) -> None:
+    (tmp_path / "sub").mkdir()
+    base = stdio_entry("fx")
+    entry = McpServerEntry(
+        "fx", command=base.command, args=base.args, cwd="sub", env={"FIXTURE_VAR": "v=${SRC_VAR}"}
+    )
+    options = McpManagerOptions(root=tmp_path, environ={"SRC_VAR": "from-env"})
+    async with McpManager(entry, options) as manager:
+        assert (await manager.wait_ready(30)).state == "ready"
+        where = (await manager.call_tool("where")).structured
+        assert where == {"cwd": str(tmp_path / "sub"), "fixture_var": "v=from-env"}
+
+
+async def test_a_slow_answer_times_out_and_the_connection_stays_usable() -> None:
+    options = McpManagerOptions(request_timeout_s=0.3)
+    async with McpManager(stdio_entry("fx"), options) as manager:
+        await manager.wait_ready(30)
+        with pytest.raises(
+            McpRequestError, match=r"'fx' did not answer tool 'sleep' within 0\.3 s"
+        ):
+            await manager.call_tool("sleep", {"seconds": 5})
+        assert manager.status.state == "ready"
+        assert (await manager.call_tool("echo", {"text": "still here"})).text() == "still here"

@@ -6,7 +6,9 @@ itself imported only by the fixture program.
 """
 
 import os
+from pathlib import Path
 
+import anyio
 from mcp.server.mcpserver import Context, MCPServer
 
 __all__ = ["build"]
@@ -56,6 +58,17 @@ def build(name: str = "fixture", extra_tools: int = 0) -> MCPServer:
         request = ctx.request_context.request
         headers = getattr(request, "headers", None)
         return "" if headers is None else str(headers.get(header, ""))
+
+    @srv.tool()
+    def where() -> dict[str, str]:
+        """The server's working folder and its FIXTURE_VAR environment variable."""
+        return {"cwd": str(Path.cwd()), "fixture_var": os.environ.get("FIXTURE_VAR", "")}
+
+    @srv.tool()
+    async def sleep(seconds: float) -> str:
+        """Answer after ``seconds``."""
+        await anyio.sleep(seconds)
+        return "slept"
 
     for i in range(extra_tools):
         _add_numbered(srv, i)

@@ -11,7 +11,8 @@ over stdio (default) or streamable HTTP on 127.0.0.1:PORT (path ``/mcp``). It of
   without answering), ``add_tool(name, announce)`` (registers a tool ``name`` at runtime and
   announces the change: ``announce`` = ``listen`` (2026-07-28 event stream), ``session``
   (the 2025-11-25 notification) or ``both``), ``http_header(header)`` (a request header, over
-  HTTP), and ``--tools N`` more: ``tool_000`` ... (so the base server has 6 tools);
+  HTTP), ``where()`` (its cwd and ``$FIXTURE_VAR``), ``sleep(seconds)``, and ``--tools N``
+  more: ``tool_000`` ... (so the base server has :data:`BASE_TOOLS` tools);
 - resources ``fixture://greeting`` (text) and ``fixture://pid``;
 - prompt ``review(code, focus="")``.
 
@@ -48,7 +49,7 @@ __all__ = [
     "stdio_entry",
 ]
 
-BASE_TOOLS = 6
+BASE_TOOLS = 8
 """Tools the fixture has without ``--tools``."""
 
 

@@ -179,7 +179,8 @@ class McpHub:
         tool = self.tool(qualified)
         manager = self._managers.get(tool.server) if tool is not None else None
         if tool is None or manager is None:
-            raise McpRequestError("", f"there is no MCP tool named {qualified}")
+            server = qualified.split("__")[1] if qualified.startswith("mcp__") else ""
+            raise McpRequestError(server, f"there is no MCP tool named {qualified}")
         return await manager.call_tool(tool.name, arguments)
 
     async def list_resources(self, server: str | None = None) -> McpResourceListing:

@@ -25,6 +25,7 @@ from mcp.client.subscriptions import ListenNotSupportedError, SubscriptionLost
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from zengine_jupyter._version import __version__
+from zengine_jupyter.integrations.mcp._naming import qualify_tools
 from zengine_jupyter.integrations.mcp._types import (
     McpCallResult,
     McpContent,
@@ -34,6 +35,7 @@ from zengine_jupyter.integrations.mcp._types import (
     McpPromptResult,
     McpResource,
     McpResourceContent,
+    McpTool,
 )
 
 if TYPE_CHECKING:
@@ -46,6 +48,9 @@ __all__ = ["ConnectSpec", "Connection", "ConnectionLost", "RequestRejected"]
 
 _log = logging.getLogger(__name__)
 _PAGE_CAP = 100
+_LOG_CAP = 1 << 20
+"""A stdio server's log file is started afresh when it has grown past 1 MiB."""
+_TAIL_BYTES = 4096
 
 
 class ConnectionLost(Exception):
@@ -102,6 +107,7 @@ class Connection:
         self._changed = asyncio.Event()
         self._on_lists = on_lists
         self._errlog: TextIO | None = None
+        self._log_offset = 0
 
     @property
     def alive(self) -> bool:
@@ -160,9 +166,11 @@ class Connection:
         )
         if spec.errlog is not None:
             spec.errlog.parent.mkdir(parents=True, exist_ok=True)
-            self._errlog = spec.errlog.open("a", encoding="utf-8")
+            too_big = spec.errlog.exists() and spec.errlog.stat().st_size > _LOG_CAP
+            self._errlog = spec.errlog.open("w" if too_big else "a", encoding="utf-8")
             self._errlog.write(f"--- zengine: starting {spec.command}\n")
             self._errlog.flush()
+            self._log_offset = self._errlog.tell()
             return stdio_client(params, errlog=self._errlog)
         return stdio_client(params)
 
@@ -225,6 +233,17 @@ class Connection:
         except (anyio.ClosedResourceError, anyio.BrokenResourceError, httpx2.TransportError) as exc:
             raise ConnectionLost(self.lost_reason()) from exc
 
+    def stderr_tail(self) -> str:
+        """The last non-empty line a stdio server wrote to stderr in this connection."""
+        log = self.spec.errlog
+        if log is None or not log.exists():
+            return ""
+        with log.open("rb") as f:
+            f.seek(max(self._log_offset, log.stat().st_size - _TAIL_BYTES))
+            text = f.read(_TAIL_BYTES).decode("utf-8", errors="replace")
+        lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+        return lines[-1][:200] if lines else ""
+
     def lost_reason(self) -> str:
         return describe(self.error) if self.error is not None else "the connection closed"
 
@@ -272,6 +291,26 @@ def describe(exc: BaseException, *, starting: bool = False) -> str:
     if isinstance(leaf, ConnectionLost):
         return str(leaf)
     return f"{type(leaf).__name__}: {leaf}"
+
+
+def to_tools(server: str, raw: list[types.Tool], disabled: frozenset[str]) -> tuple[McpTool, ...]:
+    """The agent's view of a server's tools: qualified names, minus ``disabled``."""
+    by_name = {t.name: t for t in raw}
+    tools: list[McpTool] = []
+    for qualified, own in qualify_tools(server, [t.name for t in raw], disabled).items():
+        tool = by_name[own]
+        hints = tool.annotations
+        tools.append(
+            McpTool(
+                server=server,
+                name=own,
+                qualified=qualified,
+                description=tool.description or "",
+                input_schema=dict(tool.input_schema),
+                read_only=bool(hints is not None and hints.read_only_hint),
+            )
+        )
+    return tuple(tools)
 
 
 def to_call_result(result: types.CallToolResult) -> McpCallResult:

@@ -20,8 +20,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from zengine_jupyter.config import data_dir
 from zengine_jupyter.integrations.mcp._entry import expand_env, expand_values
-from zengine_jupyter.integrations.mcp._naming import qualified_name, qualify_tools, sanitize
-from zengine_jupyter.integrations.mcp._types import McpTool
+from zengine_jupyter.integrations.mcp._naming import qualified_name, sanitize
 from zengine_jupyter.protocol import ConfigError, McpConnectionError, McpRequestError
 
 if TYPE_CHECKING:
@@ -36,6 +35,7 @@ if TYPE_CHECKING:
         McpPromptResult,
         McpResource,
         McpResourceContent,
+        McpTool,
     )
     from zengine_jupyter.protocol import McpServerState, McpServerStatus
 
@@ -84,6 +84,7 @@ class McpManager:
         self._changed = asyncio.Event()
         self._reconnect_lock = asyncio.Lock()
         self._closed = False
+        self._ever_ready = False
 
     # ------------------------------------------------------------------ state
     @property
@@ -304,7 +305,7 @@ class McpManager:
             current = self._conn
             if current is not None and current is not failed and current.alive:
                 return current  # another request already reconnected
-            never_started = self._state == "failed"
+            never_started = not self._ever_ready
             await self._stop_current()
             if self._closed:
                 raise McpConnectionError(self.name, f"MCP server {self.name!r} was closed")
@@ -336,25 +337,9 @@ class McpManager:
                 await asyncio.wait({task})
 
     def _publish(self, conn: Connection) -> None:
-        names = qualify_tools(self.name, [t.name for t in conn.tools], self.entry.disabled_tools)
-        by_name = {t.name: t for t in conn.tools}
-        tools: list[McpTool] = []
-        for qualified, own in names.items():
-            t = by_name[own]
-            hints = t.annotations
-            tools.append(
-                McpTool(
-                    server=self.name,
-                    name=own,
-                    qualified=qualified,
-                    description=t.description or "",
-                    input_schema=dict(t.input_schema),
-                    read_only=bool(hints and hints.read_only_hint),
-                )
-            )
-        from zengine_jupyter.integrations.mcp._connection import to_prompt
+        from zengine_jupyter.integrations.mcp._connection import to_prompt, to_tools
 
-        self._tools = tuple(tools)
+        self._tools = to_tools(self.name, conn.tools, self.entry.disabled_tools)
         self._prompts = tuple(
             to_prompt(self.name, qualified_name(self.name, p.name), p) for p in conn.prompts
         )
@@ -366,6 +351,7 @@ class McpManager:
         if conn is self._conn:
             self._publish(conn)
             if self._state in ("starting", "disconnected"):
+                self._ever_ready = True
                 self._set_state("ready", None)
 
     def _mark_dropped(self, conn: Connection, reason: str) -> None:
@@ -383,12 +369,8 @@ class McpManager:
         event.set()
 
     def _with_log(self, reason: str, conn: Connection) -> str:
-        log = conn.spec.errlog
-        if log is None or not log.exists():
-            return reason
-        lines = [ln for ln in log.read_text(errors="replace").splitlines() if ln.strip()]
-        tail = lines[-1].strip() if lines and not lines[-1].startswith("--- zengine") else ""
-        return f"{reason}; its last output: {tail[:200]}" if tail else reason
+        tail = conn.stderr_tail()
+        return f"{reason}; its last output: {tail}" if tail else reason
 
     def _hint(self) -> str:
         where = f"[mcp.servers.{self.name}]"
