@@ -144,7 +144,36 @@ async def test_a_server_that_crashes_on_every_call_gives_a_clear_error(
     assert (await stdio_manager.call_tool("echo", {"text": "back"})).text() == "back"
 
 
-async def test_killed_http_server_reconnects_when_it_is_back() -> None:
+async def test_concurrent_calls_after_a_kill_share_one_reconnect(
+    stdio_manager: McpManager,
+) -> None:
+    await stdio_manager.wait_ready(30)
+    first = await _pid(stdio_manager)
+    os.kill(first, signal.SIGKILL)
+    pids = await asyncio.gather(*(_pid(stdio_manager) for _ in range(5)))
+    assert len(set(pids)) == 1
+    assert pids[0] != first
+    assert len(fixture_children()) == 1
+
+
+async def test_dropped_http_connection_reconnects_once_the_server_is_back() -> None:
+    async with running_http_fixture() as fx:
+        manager = McpManager(McpServerEntry("remote", url=fx.url))
+        manager.start()
+        try:
+            assert (await manager.wait_ready(30)).state == "ready"
+            first = await _pid(manager)
+            os.kill(fx.pid, signal.SIGKILL)
+            port = fx.port
+        except BaseException:
+            await manager.aclose()
+            raise
+    async with running_http_fixture(port=port), manager:
+        assert await _pid(manager) not in (first, 0)  # the next call reconnected
+        assert manager.status.state == "ready"
+
+
+async def test_killed_http_server_that_stays_down_gives_a_clear_error() -> None:
     async with running_http_fixture() as fx:
         entry = McpServerEntry("remote", url=fx.url)
         async with McpManager(entry) as manager:

@@ -115,12 +115,16 @@ def fixture_children() -> list[int]:
 class HttpFixture:
     url: str
     pid: int
+    port: int
 
 
 @contextlib.asynccontextmanager
-async def running_http_fixture(*flags: str, timeout_s: float = 30.0) -> AsyncIterator[HttpFixture]:
-    """The fixture over streamable HTTP on 127.0.0.1 (a free port); killed and reaped after."""
-    port = free_port()
+async def running_http_fixture(
+    *flags: str, port: int | None = None, timeout_s: float = 30.0
+) -> AsyncIterator[HttpFixture]:
+    """The fixture over streamable HTTP on 127.0.0.1 (``port``, else a free one); killed and
+    reaped after."""
+    port = port or free_port()
     proc = await asyncio.create_subprocess_exec(
         *fixture_argv("--http", str(port), *flags),
         stdin=asyncio.subprocess.DEVNULL,
@@ -140,7 +144,7 @@ async def running_http_fixture(*flags: str, timeout_s: float = 30.0) -> AsyncIte
                 writer.close()
                 await writer.wait_closed()
                 break
-        yield HttpFixture(f"http://127.0.0.1:{port}/mcp", proc.pid)
+        yield HttpFixture(f"http://127.0.0.1:{port}/mcp", proc.pid, port)
     finally:
         if proc.returncode is None:
             proc.kill()
