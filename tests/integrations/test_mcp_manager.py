@@ -131,6 +131,25 @@ async def test_killed_stdio_server_reconnects_once_and_the_call_succeeds(
     assert _gone(first), "the killed server was not reaped"
 
 
+async def test_killed_server_made_unstartable_gives_a_clear_error(tmp_path: Path) -> None:
+    switch = tmp_path / "refuse"
+    async with McpManager(stdio_entry("fx", "--fail-start-if-exists", str(switch))) as manager:
+        assert (await manager.wait_ready(30)).state == "ready"
+        pid = await _pid(manager)
+        switch.touch()
+        os.kill(pid, signal.SIGKILL)
+        with pytest.raises(McpConnectionError) as info:
+            await manager.call_tool("echo", {"text": "x"})
+        message = str(info.value)
+        assert "MCP server 'fx' could not be reconnected" in message
+        assert "exited during start-up" in message
+        assert "refusing to start" in message
+        assert manager.status.state == "failed"
+        assert len(manager.tools) == BASE_TOOLS  # still listed for when it comes back
+        switch.unlink()
+        assert (await manager.call_tool("echo", {"text": "back"})).text() == "back"
+
+
 async def test_a_server_that_crashes_on_every_call_gives_a_clear_error(
     stdio_manager: McpManager,
 ) -> None:

@@ -112,3 +112,26 @@ def test_a_missing_variable_names_it_and_where_it_is_used_but_no_value() -> None
 def test_safe_url_drops_credentials_query_and_fragment() -> None:
     assert safe_url("https://user:pw@host:8443/mcp?token=abc#x") == "https://host:8443/mcp"
     assert McpServerEntry("r", url="http://h/mcp?k=1").display_target() == "http://h/mcp"
+
+
+def test_entry_from_a_settings_table() -> None:
+    table = {
+        "url": "https://mcp.example/mcp",
+        "headers": {"Authorization": "Bearer ${GH_TOKEN}"},
+        "disabled_tools": ["delete_repo"],
+        "enabled": True,
+        "command": None,
+        "args": [],
+        "env": {},
+        "cwd": None,
+    }
+    entry = McpServerEntry.from_mapping("github", table)
+    assert entry == McpServerEntry(
+        "github",
+        url="https://mcp.example/mcp",
+        headers={"Authorization": "Bearer ${GH_TOKEN}"},
+        disabled_tools=frozenset({"delete_repo"}),
+    )
+    assert entry.transport == "http"
+    with pytest.raises(ConfigError, match=r"\[mcp\.servers\.x\]: unknown key 'comand'"):
+        McpServerEntry.from_mapping("x", {"comand": "srv"})

@@ -16,7 +16,8 @@ over stdio (default) or streamable HTTP on 127.0.0.1:PORT (path ``/mcp``). It of
 - resources ``fixture://greeting`` (text) and ``fixture://pid``;
 - prompt ``review(code, focus="")``.
 
-``--fail-start`` writes a line to stderr and exits 3 before speaking MCP (an unstartable server).
+``--fail-start`` writes a line to stderr and exits 3 before speaking MCP (an unstartable server);
+``--fail-start-if-exists FILE`` does so only while FILE exists (a server made unstartable later).
 :func:`fixture_argv` builds the command line; :func:`running_http_fixture` runs it over HTTP.
 """
 
@@ -83,8 +84,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--tools", type=int, default=0)
     parser.add_argument("--name", default="fixture")
     parser.add_argument("--fail-start", action="store_true")
+    parser.add_argument("--fail-start-if-exists", type=Path, metavar="FILE")
     args = parser.parse_args(argv)
-    if args.fail_start:
+    if args.fail_start or (args.fail_start_if_exists and args.fail_start_if_exists.exists()):
         sys.stderr.write("fixture: refusing to start (--fail-start)\n")
         raise SystemExit(3)
     srv = build_server(args.name, args.tools)

@@ -147,7 +147,9 @@ class Connection:
             if not self._stop.is_set():
                 self.error = ConnectionLost("the connection was cancelled")
             raise
-        except BaseException as exc:  # the SDK raises groups; every failure ends this session
+        except (KeyboardInterrupt, SystemExit):
+            raise
+        except BaseException as exc:  # the SDK raises (base) groups; any failure ends the session
             if not self._stop.is_set():
                 self.error = exc
         finally:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from zengine_jupyter.protocol import ConfigError
 
@@ -19,6 +19,9 @@ if TYPE_CHECKING:
 
 __all__ = ["McpServerEntry", "expand_env", "expand_values", "safe_url"]
 
+_FIELDS = frozenset(
+    {"command", "args", "env", "cwd", "url", "headers", "enabled", "disabled_tools"}
+)
 _VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
 
 
@@ -56,6 +59,30 @@ class McpServerEntry:
         object.__setattr__(self, "disabled_tools", frozenset(self.disabled_tools))
         object.__setattr__(self, "env", dict(self.env))
         object.__setattr__(self, "headers", dict(self.headers))
+
+    @classmethod
+    def from_mapping(cls, name: str, table: Mapping[str, Any]) -> McpServerEntry:
+        """From a ``[mcp.servers.NAME]`` table (a TOML table, or the settings model dumped).
+
+        Unknown keys are a :class:`ConfigError` naming the entry and the key.
+        """
+        unknown = sorted(set(table) - _FIELDS)
+        if unknown:
+            raise ConfigError(
+                f"[mcp.servers.{name}]: unknown key {unknown[0]!r}",
+                hint=f"known keys: {', '.join(sorted(_FIELDS))}",
+            )
+        return cls(
+            name=name,
+            command=table.get("command"),
+            args=tuple(table.get("args") or ()),
+            env=dict(table.get("env") or {}),
+            cwd=table.get("cwd"),
+            url=table.get("url"),
+            headers=dict(table.get("headers") or {}),
+            enabled=bool(table.get("enabled", True)),
+            disabled_tools=frozenset(table.get("disabled_tools") or ()),
+        )
 
     @property
     def transport(self) -> McpTransportKind:
