@@ -20,6 +20,7 @@ from zengine_jupyter.engine.mcp._hub import (
     McpReconcileReport,
     McpResourceListing,
 )
+from zengine_jupyter.engine.mcp._prompts import prompt_arguments, prompt_text, run_prompt_command
 from zengine_jupyter.engine.mcp._resources import (
     LIST_MCP_RESOURCES,
     READ_MCP_RESOURCE,
@@ -46,10 +47,13 @@ __all__ = [
     "list_resources_definition",
     "list_resources_text",
     "load_tool_definition",
+    "prompt_arguments",
+    "prompt_text",
     "read_resource_definition",
     "read_resource_text",
     "render_notice",
     "render_reminder",
     "render_table",
+    "run_prompt_command",
     "tool_definition",
 ]
