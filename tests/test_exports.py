@@ -12,9 +12,13 @@ PACKAGES = [
     "zengine_jupyter.config",
     "zengine_jupyter.host",
     "zengine_jupyter.host.checkpoint",
+    "zengine_jupyter.store",
+    "zengine_jupyter.engine",
     "zengine_jupyter.integrations.mcp",
     "zengine_jupyter.engine.mcp",
     "zengine_jupyter.cli",
+    "zengine_jupyter.engine.tools",
+    "zengine_jupyter.policy",
     "zengine_jupyter.kernel",
     "zengine_jupyter.testing",
 ]

@@ -140,12 +140,13 @@ async def run(argv: Sequence[str], options: RunOptions | None = None) -> Complet
 
 @contextlib.asynccontextmanager
 async def open_process(
-    argv: Sequence[str], options: RunOptions | None = None
+    argv: Sequence[str], options: RunOptions | None = None, *, merge_stderr: bool = False
 ) -> AsyncIterator[asyncio.subprocess.Process]:
     """Start ``argv`` with its stdout piped for streaming; it is stopped when the block exits.
 
-    For readers that may stop early (a listing cut off at a limit). ``options.timeout_s``
-    is the caller's to enforce; stderr is discarded, stdin is closed.
+    For readers that may stop early (a listing cut off at a limit) and for commands whose
+    output is streamed. ``options.timeout_s`` is the caller's to enforce; stdin is closed;
+    stderr is discarded, or merged into stdout with ``merge_stderr``.
     """
     opts = options or RunOptions()
     if not argv:
@@ -157,7 +158,7 @@ async def open_process(
             env=child_environment(opts.env),
             stdin=asyncio.subprocess.DEVNULL,
             stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.DEVNULL,
+            stderr=asyncio.subprocess.STDOUT if merge_stderr else asyncio.subprocess.DEVNULL,
             start_new_session=True,
         )
     except OSError as exc:
