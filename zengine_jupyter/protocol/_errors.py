@@ -135,6 +135,8 @@ class McpConnectionError(McpServerError):
 
 class McpRequestError(McpServerError):
     """An MCP server rejected a request (unknown resource or prompt, bad arguments) or timed out."""
+
+
 class ToolError(ZengineError):
     """A tool call cannot be done as asked (bad input, stale read, not unique, ...).
 
