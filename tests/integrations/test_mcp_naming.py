@@ -89,9 +89,9 @@ def test_entry_needs_exactly_one_transport() -> None:
 def test_env_expansion_takes_values_from_the_environment() -> None:
     env = {"TOKEN": "s3cret", "EMPTY": ""}
     assert expand_env("Bearer ${TOKEN}", env, where="w") == "Bearer s3cret"
-    assert expand_env("${MISSING:-dflt}/${EMPTY:-e}", env, where="w") == "dflt/e"
+    assert expand_env("[${EMPTY}]", env, where="w") == "[]"
     assert expand_env("$TOKEN stays", env, where="w") == "$TOKEN stays"
-    got = expand_values({"Authorization": "Bearer ${TOKEN}"}, env, where="[mcp.servers.gh] headers")
+    got = expand_values({"Authorization": "Bearer ${TOKEN}"}, env, where="mcp.servers.gh.headers")
     assert got == {"Authorization": "Bearer s3cret"}
 
 
@@ -100,11 +100,11 @@ def test_a_missing_variable_names_it_and_where_it_is_used_but_no_value() -> None
         expand_values(
             {"Authorization": "Bearer ${GH_TOKEN}", "X": "${TOKEN}"},
             {"TOKEN": "s3cret"},
-            where="[mcp.servers.gh] headers",
+            where="mcp.servers.gh.headers",
         )
     text = str(info.value)
     assert "GH_TOKEN" in text
-    assert "[mcp.servers.gh] headers.Authorization" in text
+    assert "mcp.servers.gh.headers.Authorization" in text
     assert "s3cret" not in text
     assert info.value.hint is not None
 

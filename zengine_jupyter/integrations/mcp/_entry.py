@@ -22,7 +22,6 @@ __all__ = ["McpServerEntry", "expand_env", "expand_values", "safe_url"]
 _FIELDS = frozenset(
     {"command", "args", "env", "cwd", "url", "headers", "enabled", "disabled_tools"}
 )
-_VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
 
 
 @dataclass(frozen=True)
@@ -30,8 +29,9 @@ class McpServerEntry:
     """``[mcp.servers.NAME]``: a stdio server (``command``) or a streamable-HTTP one (``url``).
 
     Two entries are equal when every field is: the hub restarts a server only when its
-    entry changed. ``env`` and ``headers`` values may hold ``${VAR}`` (or ``${VAR:-default}``),
-    expanded from the environment when the server starts, so no secret sits in a file.
+    entry changed. ``env``, ``headers`` and ``url`` keep their ``${VAR}`` references as written:
+    the manager expands them from the environment each time the server starts, so no secret
+    sits in a file and a variable set later is picked up by the next start.
     """
 
     name: str
@@ -102,26 +102,15 @@ def safe_url(url: str) -> str:
 
 
 def expand_env(value: str, environ: Mapping[str, str], *, where: str) -> str:
-    """``value`` with each ``${VAR}`` / ``${VAR:-default}`` replaced from ``environ``.
+    """``value`` with each ``${VAR}`` replaced from ``environ`` (the settings' one rule:
+    :func:`zengine_jupyter.config.expand_env_refs`).
 
-    A variable that is not set and has no default raises :class:`ConfigError` naming
-    ``where`` (for example ``[mcp.servers.github] headers.Authorization``) and the variable,
-    never the value.
+    A variable that is not set raises :class:`ConfigError` naming ``where`` (for example
+    ``mcp.servers.github.headers.Authorization``) and the variable, never a value.
     """
+    from zengine_jupyter.config import expand_env_refs
 
-    def replace(m: re.Match[str]) -> str:
-        name, default = m.group(1), m.group(2)
-        found = environ.get(name)
-        if found is not None and (found or default is None):
-            return found
-        if default is not None:
-            return default
-        raise ConfigError(
-            f"{where} uses ${{{name}}}, but the environment variable {name} is not set",
-            hint=f"set {name} before starting Jupyter, or change {where}",
-        )
-
-    return _VAR.sub(replace, value)
+    return expand_env_refs(value, environ, where=where)
 
 
 def expand_values(

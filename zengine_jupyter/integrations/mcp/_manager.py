@@ -281,7 +281,7 @@ class McpManager:
 
         entry, opts = self.entry, self.options
         environ = os.environ if opts.environ is None else opts.environ
-        where = f"[mcp.servers.{entry.name}]"
+        where = f"mcp.servers.{entry.name}"
         cwd: Path | None = None
         if entry.command is not None:
             base = opts.root or Path.cwd()
@@ -291,10 +291,10 @@ class McpManager:
             server=entry.name,
             command=entry.command,
             args=entry.args,
-            env=expand_values(entry.env, environ, where=f"{where} env"),
+            env=expand_values(entry.env, environ, where=f"{where}.env"),
             cwd=cwd,
-            url=expand_env(entry.url, environ, where=f"{where} url") if entry.url else None,
-            headers=expand_values(entry.headers, environ, where=f"{where} headers"),
+            url=expand_env(entry.url, environ, where=f"{where}.url") if entry.url else None,
+            headers=expand_values(entry.headers, environ, where=f"{where}.headers"),
             mode=opts.protocol,
             errlog=log_dir / f"{sanitize(entry.name)}.log" if entry.command else None,
             startup_timeout_s=opts.startup_timeout_s,
