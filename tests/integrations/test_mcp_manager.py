@@ -278,3 +278,16 @@ async def test_a_slow_answer_times_out_and_the_connection_stays_usable() -> None
             await manager.call_tool("sleep", {"seconds": 5})
         assert manager.status.state == "ready"
         assert (await manager.call_tool("echo", {"text": "still here"})).text() == "still here"
+
+
+async def test_a_failing_change_listener_does_not_take_the_server_down() -> None:
+    calls: list[str] = []
+
+    def listener(manager: McpManager) -> None:
+        calls.append(manager.status.state)
+        raise RuntimeError("listener bug")
+
+    async with McpManager(stdio_entry("fx"), on_change=listener) as manager:
+        assert (await manager.wait_ready(30)).state == "ready"
+        assert (await manager.call_tool("echo", {"text": "ok"})).text() == "ok"
+    assert "ready" in calls

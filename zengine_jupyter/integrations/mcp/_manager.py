@@ -13,6 +13,7 @@ stops (and reaps) a stdio server's process.
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -42,6 +43,7 @@ if TYPE_CHECKING:
 __all__ = ["McpManager", "McpManagerOptions"]
 
 _STOP_GRACE_S = 10.0
+_log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -364,7 +366,10 @@ class McpManager:
 
     def _notify(self) -> None:
         if self._on_change is not None:
-            self._on_change(self)
+            try:
+                self._on_change(self)
+            except Exception:  # a listener's bug must not take the connection down
+                _log.exception("MCP server %r: on_change listener failed", self.name)
         event, self._changed = self._changed, asyncio.Event()
         event.set()
 
