@@ -17,6 +17,8 @@ PACKAGES = [
     "zengine_jupyter.host.checkpoint",
     "zengine_jupyter.store",
     "zengine_jupyter.engine",
+    "zengine_jupyter.integrations.mcp",
+    "zengine_jupyter.engine.mcp",
     "zengine_jupyter.cli",
     "zengine_jupyter.engine.tools",
     "zengine_jupyter.policy",

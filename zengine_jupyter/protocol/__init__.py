@@ -25,6 +25,9 @@ if TYPE_CHECKING:
         ComponentMissingError,
         ConfigError,
         CostCapReachedError,
+        McpConnectionError,
+        McpRequestError,
+        McpServerError,
         NotAvailableError,
         ProcessError,
         ProcessTimeoutError,
@@ -98,6 +101,11 @@ if TYPE_CHECKING:
         UsageEvent,
         message_from_records,
     )
+    from zengine_jupyter.protocol._mcp import (
+        McpServerState,
+        McpServerStatus,
+        McpTransportKind,
+    )
     from zengine_jupyter.protocol._records import (
         ApprovalRecord,
         CheckpointRecord,
@@ -136,6 +144,10 @@ if TYPE_CHECKING:
         ComponentStatus,
         DoctorReport,
     )
+    from zengine_jupyter.protocol._tools import (
+        TOOL_NAME_PATTERN,
+        ToolDefinition,
+    )
     from zengine_jupyter.protocol._trust import (
         TrustEntry,
         TrustFile,
@@ -144,6 +156,7 @@ if TYPE_CHECKING:
 __all__ = [
     "HOOK_EVENTS",
     "REWIND_LIMITS",
+    "TOOL_NAME_PATTERN",
     "ApprovalDecision",
     "ApprovalRecord",
     "ApprovalRequest",
@@ -173,6 +186,12 @@ __all__ = [
     "ImagePart",
     "LayerName",
     "LogRecord",
+    "McpConnectionError",
+    "McpRequestError",
+    "McpServerError",
+    "McpServerState",
+    "McpServerStatus",
+    "McpTransportKind",
     "Message",
     "MessagePart",
     "MessageRecord",
@@ -227,6 +246,7 @@ __all__ = [
     "ToolCallProposed",
     "ToolCallStart",
     "ToolCallStarted",
+    "ToolDefinition",
     "ToolError",
     "ToolResultPart",
     "ToolResultRecord",
@@ -256,6 +276,7 @@ __getattr__, __dir__ = _lazy_exports(
     {
         "HOOK_EVENTS": "_hooks",
         "REWIND_LIMITS": "_checkpoint",
+        "TOOL_NAME_PATTERN": "_tools",
         "ApprovalDecision": "_events",
         "ApprovalRecord": "_records",
         "ApprovalRequest": "_events",
@@ -285,6 +306,12 @@ __getattr__, __dir__ = _lazy_exports(
         "ImagePart": "_llm",
         "LayerName": "_settings",
         "LogRecord": "_records",
+        "McpConnectionError": "_errors",
+        "McpRequestError": "_errors",
+        "McpServerError": "_errors",
+        "McpServerState": "_mcp",
+        "McpServerStatus": "_mcp",
+        "McpTransportKind": "_mcp",
         "Message": "_llm",
         "MessagePart": "_llm",
         "MessageRecord": "_records",
@@ -339,6 +366,7 @@ __getattr__, __dir__ = _lazy_exports(
         "ToolCallProposed": "_events",
         "ToolCallStart": "_llm",
         "ToolCallStarted": "_events",
+        "ToolDefinition": "_tools",
         "ToolError": "_errors",
         "ToolResultPart": "_llm",
         "ToolResultRecord": "_records",

@@ -14,6 +14,9 @@ The tree (later parts add their branches here, and only here)::
     ├── ProcessError              a child process could not start or failed
     │   └── ProcessTimeoutError   a child process outlived its deadline
     ├── CheckpointError           the shadow repository failed, is busy, or has no such checkpoint
+    ├── McpServerError            an MCP server failed; carries ``server`` (its name)
+    │   ├── McpConnectionError    could not start or connect, or dropped and the reconnect failed
+    │   └── McpRequestError       it answered a request with an error, or not within the deadline
     ├── ToolError                 a tool call cannot be done as asked; the message goes to the model
     ├── StoreError                a chat's folder or log cannot be used
     │   ├── SessionNotFoundError  no chat has that id
@@ -37,6 +40,9 @@ __all__ = [
     "ComponentMissingError",
     "ConfigError",
     "CostCapReachedError",
+    "McpConnectionError",
+    "McpRequestError",
+    "McpServerError",
     "NotAvailableError",
     "ProcessError",
     "ProcessTimeoutError",
@@ -180,6 +186,22 @@ class CostCapReachedError(ProviderError):
 
 class CheckpointError(ZengineError):
     """A snapshot or restore failed, the shadow repository is busy, or a checkpoint is unknown."""
+
+
+class McpServerError(ZengineError):
+    """An MCP server failed; ``server`` is its name as written in the settings."""
+
+    def __init__(self, server: str, message: str, *, hint: str | None = None) -> None:
+        super().__init__(message, hint=hint)
+        self.server = server
+
+
+class McpConnectionError(McpServerError):
+    """An MCP server could not be started or reached, or dropped and the one reconnect failed."""
+
+
+class McpRequestError(McpServerError):
+    """An MCP server rejected a request (unknown resource or prompt, bad arguments) or timed out."""
 
 
 class ToolError(ZengineError):
