@@ -53,6 +53,9 @@ class RunOptions:
     """Added on top of the allowlisted environment (these win)."""
     timeout_s: float = 60.0
     stdin: bytes | None = None
+    pass_fds: tuple[int, ...] = ()
+    """Descriptors the child inherits under the same numbers (the sandbox passes its seccomp
+    program this way); every other descriptor is closed in the child."""
 
 
 @dataclass(frozen=True)
@@ -111,6 +114,7 @@ async def run(argv: Sequence[str], options: RunOptions | None = None) -> Complet
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.PIPE,
             start_new_session=True,
+            pass_fds=opts.pass_fds,
         )
     except OSError as exc:
         raise ProcessError(

@@ -17,8 +17,10 @@ if TYPE_CHECKING:
         NotAvailableError,
         ProcessError,
         ProcessTimeoutError,
+        SandboxError,
         ZengineError,
     )
+    from zengine_jupyter.protocol._sandbox import SandboxNotice
     from zengine_jupyter.protocol._status import ComponentStatus, DoctorReport
 
 __all__ = [
@@ -29,6 +31,8 @@ __all__ = [
     "NotAvailableError",
     "ProcessError",
     "ProcessTimeoutError",
+    "SandboxError",
+    "SandboxNotice",
     "ZengineError",
 ]
 
@@ -42,6 +46,8 @@ __getattr__, __dir__ = _lazy_exports(
         "NotAvailableError": "_errors",
         "ProcessError": "_errors",
         "ProcessTimeoutError": "_errors",
+        "SandboxError": "_errors",
+        "SandboxNotice": "_sandbox",
         "ZengineError": "_errors",
     },
 )

@@ -11,6 +11,7 @@ The tree (later parts add their branches here, and only here)::
     ├── ComponentMissingError     a program the feature needs is not installed
     ├── ProcessError              a child process could not start or failed
     │   └── ProcessTimeoutError   a child process outlived its deadline
+    ├── SandboxError              the sandbox cannot confine this command as configured
     └── NotAvailableError         the part that does this is not built or not enabled
 
 Messages never contain secrets (API keys, auth headers): house rule 6.
@@ -24,6 +25,7 @@ __all__ = [
     "NotAvailableError",
     "ProcessError",
     "ProcessTimeoutError",
+    "SandboxError",
     "ZengineError",
 ]
 
@@ -65,6 +67,13 @@ class ProcessError(ZengineError):
 
 class ProcessTimeoutError(ProcessError):
     """A child process was still running at its deadline and was stopped."""
+
+
+class SandboxError(ZengineError):
+    """The sandbox cannot confine a command as configured (unsupported platform or machine).
+
+    Raised instead of running a command with less confinement than was asked for.
+    """
 
 
 class NotAvailableError(ZengineError):

@@ -1,0 +1,113 @@
+"""SandboxProfile derivation: writable areas, caches, protected paths, absent paths (pure)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from zengine_jupyter.host.sandbox import (
+    PathKind,
+    ProtectedPath,
+    SandboxOptions,
+    SandboxProfile,
+    derive_profile,
+)
+
+P = Path("/work/proj")
+HOME = Path("/home/u")
+
+
+def _probe(dirs: set[str], files: frozenset[str] | set[str]) -> Callable[[Path], PathKind | None]:
+    def probe(path: Path) -> PathKind | None:
+        if str(path) in dirs:
+            return "dir"
+        if str(path) in files:
+            return "file"
+        return None
+
+    return probe
+
+
+def _derive(
+    dirs: set[str], files: frozenset[str] | set[str] = frozenset(), **kw: Any
+) -> SandboxProfile:
+    opts = SandboxOptions(root=P, temp_dir=Path("/tmp"), home=HOME, enabled=True, **kw)
+    return derive_profile(opts, probe=_probe(dirs, files), resolve=lambda p: p)
+
+
+def test_writable_areas_are_existing_dirs_parents_first() -> None:
+    dirs = {str(P), "/tmp", f"{HOME}/.cache", f"{HOME}/.npm", f"{HOME}/.cargo/registry", "/data"}
+    prof = _derive(dirs, additional_directories=(Path("/data"),), extra_writable=(Path("/gone"),))
+    assert prof.writable == (
+        Path("/data"),
+        Path("/tmp"),
+        Path("/work/proj"),
+        Path(f"{HOME}/.cache"),
+        Path(f"{HOME}/.npm"),
+        Path(f"{HOME}/.cargo/registry"),
+    )
+    assert prof.skipped == (Path("/gone"),)
+    assert not prof.allow_network
+
+
+def test_macos_adds_library_caches() -> None:
+    dirs = {str(P), "/tmp", f"{HOME}/Library/Caches"}
+    assert Path(f"{HOME}/Library/Caches") in _derive(dirs, platform="darwin").writable
+    assert Path(f"{HOME}/Library/Caches") not in _derive(dirs, platform="linux").writable
+
+
+def test_repository_paths_are_pinned_and_protected_including_absent_ones() -> None:
+    dirs = {str(P), "/tmp", f"{P}/.git", f"{P}/.git/hooks", f"{P}/.claude"}
+    prof = _derive(dirs, files={f"{P}/.git/config"})
+    assert prof.pinned == (P / ".git",)
+    assert prof.protected == (
+        ProtectedPath(P / ".git/hooks", "dir", exists=True),
+        ProtectedPath(P / ".git/config", "file", exists=True),
+        ProtectedPath(P / ".git/commondir", "file", exists=False, seed=b".\n"),
+        ProtectedPath(P / ".z-engine", "dir", exists=False),
+        ProtectedPath(P / ".claude", "dir", exists=True),
+        ProtectedPath(P / ".mcp.json", "file", exists=False),
+    )
+
+
+def test_no_repository_blocks_creating_one_and_git_file_is_protected() -> None:
+    prof = _derive({str(P), "/tmp"})
+    assert ProtectedPath(P / ".git", "dir", exists=False) in prof.protected
+    assert prof.pinned == ()
+    worktree = _derive({str(P), "/tmp"}, files={f"{P}/.git"})
+    assert ProtectedPath(P / ".git", "file", exists=True) in worktree.protected
+
+
+def test_optional_git_redirects_are_protected_only_when_present() -> None:
+    dirs = {str(P), "/tmp", f"{P}/.git", f"{P}/.git/worktrees", f"{P}/.git/modules"}
+    prof = _derive(dirs, files={f"{P}/.git/config.worktree"})
+    paths = {p.path for p in prof.protected}
+    assert {P / ".git/worktrees", P / ".git/modules", P / ".git/config.worktree"} <= paths
+    bare = _derive({str(P), "/tmp", f"{P}/.git"})
+    assert P / ".git/worktrees" not in {p.path for p in bare.protected}
+
+
+def test_extra_writable_only_protects_what_exists() -> None:
+    dirs = {str(P), "/tmp", "/x"}
+    prof = _derive(dirs, files={"/x/.mcp.json"}, extra_writable=(Path("/x"),))
+    extra = [p for p in prof.protected if p.path.is_relative_to("/x")]
+    assert extra == [ProtectedPath(Path("/x/.mcp.json"), "file", exists=True)]
+
+
+def test_is_writable_excludes_protected_and_pinned() -> None:
+    prof = _derive({str(P), "/tmp", f"{P}/.git"})
+    assert prof.is_writable(P / "src/a.py")
+    assert prof.is_writable(P / ".git/objects/ab")
+    assert not prof.is_writable(P / ".git")
+    assert not prof.is_writable(P / ".git/hooks/pre-commit")
+    assert not prof.is_writable(P / ".z-engine/settings.toml")
+    assert not prof.is_writable(Path("/etc/passwd"))
+    assert not prof.is_writable(HOME / ".bashrc")
+
+
+def test_with_seeded_marks_seeded_paths_present() -> None:
+    prof = _derive({str(P), "/tmp", f"{P}/.git"}).with_seeded()
+    commondir = next(p for p in prof.protected if p.path.name == "commondir")
+    assert commondir.exists
+    assert not next(p for p in prof.protected if p.path.name == ".mcp.json").exists

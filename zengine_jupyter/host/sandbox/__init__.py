@@ -1,0 +1,67 @@
+"""The sandbox for the agent's commands: profile, bubblewrap and seatbelt backends, detection and
+wrapping (spec: "The sandbox"). Auto-allow, which reads the profile, lives in ``policy``."""
+
+from zengine_jupyter.host.sandbox._backend import (
+    BackendName,
+    DetectOptions,
+    SandboxBackend,
+    clear_backend_cache,
+    detect_backend,
+)
+from zengine_jupyter.host.sandbox._bubblewrap import build_bwrap_argv
+from zengine_jupyter.host.sandbox._profile import (
+    TOOL_CACHES,
+    TOOL_CACHES_MACOS,
+    PathKind,
+    ProtectedPath,
+    SandboxOptions,
+    SandboxProfile,
+    derive_profile,
+    probe_path,
+)
+from zengine_jupyter.host.sandbox._seatbelt import (
+    SEATBELT_PROGRAM,
+    build_seatbelt_argv,
+    build_seatbelt_profile,
+)
+from zengine_jupyter.host.sandbox._seccomp import network_off_program, program_pipe
+from zengine_jupyter.host.sandbox._wrap import (
+    SANDBOXED_ORIGINS,
+    CommandOrigin,
+    CommandPlan,
+    Launch,
+    launch,
+    plan_command,
+    plan_shell,
+    run_planned,
+)
+
+__all__ = [
+    "SANDBOXED_ORIGINS",
+    "SEATBELT_PROGRAM",
+    "TOOL_CACHES",
+    "TOOL_CACHES_MACOS",
+    "BackendName",
+    "CommandOrigin",
+    "CommandPlan",
+    "DetectOptions",
+    "Launch",
+    "PathKind",
+    "ProtectedPath",
+    "SandboxBackend",
+    "SandboxOptions",
+    "SandboxProfile",
+    "build_bwrap_argv",
+    "build_seatbelt_argv",
+    "build_seatbelt_profile",
+    "clear_backend_cache",
+    "derive_profile",
+    "detect_backend",
+    "launch",
+    "network_off_program",
+    "plan_command",
+    "plan_shell",
+    "probe_path",
+    "program_pipe",
+    "run_planned",
+]

@@ -1,0 +1,193 @@
+"""SandboxProfile: what a sandboxed command may write, what stays read-only, and the network.
+
+The engine fills :class:`SandboxOptions` from ``[shell.sandbox]``; :func:`derive_profile` turns
+them into a :class:`SandboxProfile`, looking only at which paths exist (through an injectable
+probe, so tests need no files). The backends (bubblewrap, seatbelt) translate the profile;
+``policy`` reads it for auto-allow.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Literal
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable
+
+__all__ = [
+    "TOOL_CACHES",
+    "TOOL_CACHES_MACOS",
+    "PathKind",
+    "ProtectedPath",
+    "SandboxOptions",
+    "SandboxProfile",
+    "derive_profile",
+    "probe_path",
+]
+
+PathKind = Literal["dir", "file"]
+
+TOOL_CACHES: tuple[str, ...] = (".cargo/registry", ".cargo/git", ".npm", ".cache", ".gradle", ".m2")
+"""Package caches under the home folder that stay writable when they exist (pip, uv, conda's
+package cache and pre-commit live under ``~/.cache``)."""
+TOOL_CACHES_MACOS: tuple[str, ...] = ("Library/Caches",)
+
+COMMONDIR_SEED = b".\n"
+"""Content for an absent ``.git/commondir`` placeholder: git reads it as "the common dir is this
+git dir", so the host's git behaves exactly as without the file (an empty file would make it
+fail), while the sandbox cannot create a real one pointing at a planted config."""
+
+
+@dataclass(frozen=True)
+class SandboxOptions:
+    """Everything the sandbox needs from settings; the engine fills it from ``[shell.sandbox]``."""
+
+    root: Path
+    """The agent's root: the project, or a worktree agent's own worktree."""
+    temp_dir: Path
+    home: Path
+    enabled: bool = False
+    allow_network: bool = False
+    auto_allow: bool = False
+    additional_directories: tuple[Path, ...] = ()
+    extra_writable: tuple[Path, ...] = ()
+    platform: str = sys.platform
+
+
+@dataclass(frozen=True)
+class ProtectedPath:
+    """A path that stays read-only even inside a writable area.
+
+    When it does not exist, a backend must block its creation (bubblewrap mounts an empty
+    read-only placeholder over it; seatbelt denies writes to the path).
+    """
+
+    path: Path
+    kind: PathKind
+    exists: bool
+    seed: bytes | None = None
+    """If set and the path is absent, the launcher creates it with this neutral content first
+    (then it is protected like an existing file) instead of mounting a directory placeholder."""
+
+
+@dataclass(frozen=True)
+class SandboxProfile:
+    """The confinement for one command; pure data."""
+
+    root: Path
+    writable: tuple[Path, ...]
+    """Existing, resolved writable areas, parents before children."""
+    pinned: tuple[Path, ...]
+    """Directories (a repository's ``.git``) that stay writable inside but cannot be renamed or
+    removed, so a fresh ``.git`` with its own config and hooks cannot be swapped in."""
+    protected: tuple[ProtectedPath, ...]
+    allow_network: bool
+    home: Path
+    temp_dir: Path
+    skipped: tuple[Path, ...] = ()
+    """Configured writable paths that do not exist (not bound; shown by diagnostics)."""
+
+    def with_seeded(self) -> SandboxProfile:
+        """The profile once the launcher has created every seeded placeholder."""
+        protected = tuple(
+            replace(p, exists=True) if p.seed is not None and not p.exists else p
+            for p in self.protected
+        )
+        return replace(self, protected=protected)
+
+    def is_writable(self, path: Path) -> bool:
+        """True when ``path`` (absolute, normalised) is inside a writable area and not protected."""
+        if not any(path.is_relative_to(area) for area in self.writable):
+            return False
+        return not any(path.is_relative_to(p.path) for p in self.protected) and path not in (
+            self.pinned
+        )
+
+
+def probe_path(path: Path) -> PathKind | None:
+    """What is at ``path``: a directory, something else, or nothing (symlinks are followed)."""
+    if path.is_dir():
+        return "dir"
+    if path.exists() or path.is_symlink():
+        return "file"
+    return None
+
+
+def _resolve(path: Path) -> Path:
+    return Path(os.path.realpath(path))
+
+
+def _project_protections(
+    area: Path, probe: Callable[[Path], PathKind | None], *, block_absent: bool
+) -> tuple[list[Path], list[ProtectedPath]]:
+    """Pinned dirs and protected paths of one project-like writable area."""
+    pinned: list[Path] = []
+    found: list[ProtectedPath] = []
+
+    def add(rel: str, kind: PathKind, *, seed: bytes | None = None, absent: bool = True) -> None:
+        path = area / rel
+        present = probe(path)
+        if present is None and not (block_absent and absent):
+            return
+        found.append(ProtectedPath(path, present or kind, present is not None, seed))
+
+    git_kind = probe(area / ".git")
+    if git_kind == "dir":
+        pinned.append(area / ".git")
+        add(".git/hooks", "dir")
+        add(".git/config", "file")
+        add(".git/commondir", "file", seed=COMMONDIR_SEED)
+        add(".git/config.worktree", "file", absent=False)
+        add(".git/worktrees", "dir", absent=False)
+        add(".git/modules", "dir", absent=False)
+    else:  # a worktree's .git file, or no repository: creating one is blocked
+        add(".git", "dir")
+    add(".z-engine", "dir")
+    add(".claude", "dir")
+    add(".mcp.json", "file")
+    return pinned, found
+
+
+def _existing(paths: Iterable[Path], probe: Callable[[Path], PathKind | None]) -> list[Path]:
+    return [p for p in paths if probe(p) == "dir"]
+
+
+def derive_profile(
+    options: SandboxOptions,
+    probe: Callable[[Path], PathKind | None] = probe_path,
+    resolve: Callable[[Path], Path] = _resolve,
+) -> SandboxProfile:
+    """The profile for ``options``; ``probe``/``resolve`` are injectable for pure tests."""
+    home = resolve(options.home)
+    caches = [home / rel for rel in TOOL_CACHES]
+    if options.platform == "darwin":
+        caches += [home / rel for rel in TOOL_CACHES_MACOS]
+    projects = [resolve(p) for p in (options.root, *options.additional_directories)]
+    extras = [resolve(p) for p in options.extra_writable]
+    temp = resolve(options.temp_dir)
+    wanted = [*projects, temp, *extras]
+    skipped = tuple(p for p in wanted if probe(p) != "dir")
+    writable = _existing(dict.fromkeys([*wanted, *caches]), probe)
+    writable.sort(key=lambda p: (len(p.parts), str(p)))
+
+    pinned: list[Path] = []
+    protected: list[ProtectedPath] = []
+    for area in dict.fromkeys([*projects, *extras]):
+        if probe(area) != "dir":
+            continue
+        pins, found = _project_protections(area, probe, block_absent=area in projects)
+        pinned += pins
+        protected += found
+    return SandboxProfile(
+        root=resolve(options.root),
+        writable=tuple(writable),
+        pinned=tuple(dict.fromkeys(pinned)),
+        protected=tuple(dict.fromkeys(protected)),
+        allow_network=options.allow_network,
+        home=home,
+        temp_dir=temp,
+        skipped=skipped,
+    )

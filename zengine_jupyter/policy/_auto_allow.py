@@ -1,0 +1,67 @@
+"""Sandbox auto-allow: a command that would ask runs without asking when every file it names
+for writing stays inside the sandbox's writable areas (spec: "The sandbox", item 5).
+
+This is one input to the gate, not the gate. The gate (engine) applies, in order: deny rules,
+ask rules and plan mode (all win over auto-allow), then this function, and only for a command
+that would otherwise ask and will really run inside the sandbox. It returns ``ask`` whenever
+``auto_allow`` is off, the sandbox is not running (unavailable: the notice is shown and every
+command asks), or the command cannot be analysed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Literal
+
+from zengine_jupyter.policy._shell import shell_writes
+from zengine_jupyter.policy._writers import CannotAnalyse
+
+if TYPE_CHECKING:
+    from zengine_jupyter.host.sandbox import SandboxProfile
+
+__all__ = ["AutoAllowDecision", "AutoAllowRequest", "decide_auto_allow"]
+
+
+@dataclass(frozen=True)
+class AutoAllowRequest:
+    """What the gate knows about one Bash command."""
+
+    command: str
+    cwd: Path
+    auto_allow: bool
+    """``[shell.sandbox] auto_allow``."""
+    profile: SandboxProfile | None
+    """The profile the command will run under; None when it will not be sandboxed."""
+
+
+@dataclass(frozen=True)
+class AutoAllowDecision:
+    verdict: Literal["allow", "ask"]
+    reason: str
+    writes: tuple[Path, ...] = ()
+
+    @property
+    def allowed(self) -> bool:
+        return self.verdict == "allow"
+
+
+def decide_auto_allow(request: AutoAllowRequest) -> AutoAllowDecision:
+    """``allow`` when the command runs sandboxed and names no write outside the writable areas."""
+    if not request.auto_allow:
+        return AutoAllowDecision("ask", "auto_allow is off")
+    profile = request.profile
+    if profile is None:
+        return AutoAllowDecision("ask", "the command would run outside the sandbox")
+    try:
+        found = shell_writes(request.command, str(request.cwd), str(profile.home))
+    except CannotAnalyse as exc:
+        return AutoAllowDecision("ask", f"cannot analyse the command: {exc.reason}")
+    writes = tuple(Path(p) for p in dict.fromkeys(found))
+    outside = [p for p in writes if not profile.is_writable(p)]
+    if outside:
+        where = ", ".join(str(p) for p in outside[:3])
+        return AutoAllowDecision("ask", f"it writes outside the writable areas: {where}", writes)
+    if not writes:
+        return AutoAllowDecision("allow", "it names no file for writing; the sandbox confines it")
+    return AutoAllowDecision("allow", "every file it writes is inside the writable areas", writes)
