@@ -11,6 +11,8 @@ PACKAGES = [
     "zengine_jupyter.protocol",
     "zengine_jupyter.config",
     "zengine_jupyter.host",
+    "zengine_jupyter.host.sandbox",
+    "zengine_jupyter.policy",
     "zengine_jupyter.cli",
     "zengine_jupyter.kernel",
     "zengine_jupyter.testing",
