@@ -27,6 +27,7 @@ EROFS = "Read-only file system"
 EBUSY = "Device or resource busy"
 EXDEV = "Invalid cross-device link"
 EPERM = "Operation not permitted"
+CORE_PATTERN = Path("/proc/sys/kernel/core_pattern").read_text()
 
 
 @dataclass(frozen=True)
@@ -52,12 +53,22 @@ def _py(code: str) -> str:
     return f"{PY} -c {code!r}"
 
 
+def _hooks_path(repo: Path, home: Path) -> bytes:
+    env = {"HOME": str(home), "GIT_CONFIG_NOSYSTEM": "1"}
+    argv = ["git", "config", "--get", "core.hooksPath"]
+    return asyncio.run(run(argv, RunOptions(cwd=repo, env=env))).stdout
+
+
 def _git_hooks_path(w: World) -> bool:
-    env = {"HOME": str(w.layout.home), "GIT_CONFIG_NOSYSTEM": "1"}
-    done = asyncio.run(
-        run(["git", "config", "--get", "core.hooksPath"], RunOptions(cwd=w.layout.project, env=env))
-    )
-    return done.stdout == b"" and done.returncode == 1
+    return _hooks_path(w.layout.project, w.layout.home) == b""
+
+
+def _husky_hooks_path(w: World) -> bool:
+    return _hooks_path(w.layout.husky, w.layout.home) == b".husky/_\n"
+
+
+def _core_pattern() -> str:
+    return Path("/proc/sys/kernel/core_pattern").read_text()
 
 
 def _absent(rel: str, where: str = "project") -> Callable[[World], bool]:

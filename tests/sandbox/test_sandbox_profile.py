@@ -111,3 +111,48 @@ def test_with_seeded_marks_seeded_paths_present() -> None:
     commondir = next(p for p in prof.protected if p.path.name == "commondir")
     assert commondir.exists
     assert not next(p for p in prof.protected if p.path.name == ".mcp.json").exists
+
+
+def test_git_config_parser_finds_hooks_path_and_includes() -> None:
+    from zengine_jupyter.host.sandbox._gitconfig import hooks_and_includes
+
+    text = (
+        "[core]\n\trepositoryformatversion = 0\n\thooksPath = .githooks ; old\n"
+        '[include]\n\tpath = "../team.gitconfig"\n'
+        '[includeIf "gitdir:~/work/"]\n\tpath = ~/.work.gitconfig\n'
+        "# [core] hooksPath = /commented\n[Core]\n\tHooksPath = .husky/_\n"
+    )
+    assert hooks_and_includes(text) == (".husky/_", ["../team.gitconfig", "~/.work.gitconfig"])
+    assert hooks_and_includes("[user]\n\tname = x\n") == (None, [])
+
+
+def test_hooks_path_and_includes_inside_the_project_are_protected() -> None:
+    config = "[core]\n\thooksPath = .husky/_\n[include]\n\tpath = ../shared.gitconfig\n"
+    dirs = {str(P), "/tmp", f"{P}/.git", f"{P}/.git/hooks"}
+    opts = SandboxOptions(root=P, temp_dir=Path("/tmp"), home=HOME, enabled=True)
+    texts = {P / ".git/config": config, HOME / ".gitconfig": "[include]\n\tpath = /etc/x\n"}
+    prof = derive_profile(
+        opts,
+        probe=_probe(dirs, {f"{P}/.git/config"}),
+        resolve=lambda p: p,
+        read=texts.get,
+    )
+    assert ProtectedPath(P / "shared.gitconfig", "file", exists=False, seed=b"") in prof.protected
+    # .husky is missing: the topmost missing folder is what gets blocked
+    assert ProtectedPath(P / ".husky", "dir", exists=False) in prof.protected
+    assert not any(p.path == Path("/etc/x") for p in prof.protected)
+
+
+def test_a_symlinked_protected_path_refuses_the_profile() -> None:
+    import pytest
+
+    from zengine_jupyter.protocol import SandboxError
+
+    dirs = {str(P), "/tmp", f"{P}/.git", f"{P}/.git/hooks"}
+    opts = SandboxOptions(root=P, temp_dir=Path("/tmp"), home=HOME, enabled=True)
+
+    def resolve(path: Path) -> Path:
+        return Path("/elsewhere/hooks") if path == P / ".git/hooks" else path
+
+    with pytest.raises(SandboxError, match="symbolic link"):
+        derive_profile(opts, probe=_probe(dirs, set()), resolve=resolve, read=lambda _: None)

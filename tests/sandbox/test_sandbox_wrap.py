@@ -178,3 +178,15 @@ def test_seatbelt_launch(tmp_path: Path) -> None:
         assert spec.argv[:2] == ("/usr/bin/sandbox-exec", "-p")
         assert spec.argv[-2:] == ("--", "pytest")
         assert spec.pass_fds == ()
+
+
+def test_a_profile_that_cannot_hold_becomes_a_notice(tmp_path: Path) -> None:
+    opts = _options(tmp_path)
+    (opts.root / ".git").mkdir()
+    (tmp_path / "hooks-elsewhere").mkdir()
+    (opts.root / ".git" / "hooks").symlink_to(tmp_path / "hooks-elsewhere")
+    plan = plan_shell(opts, AVAILABLE, CommandOrigin.AGENT_BASH, "true", opts.root)
+    assert not plan.sandboxed
+    assert plan.notice is not None
+    assert "symbolic link" in plan.notice.reason
+    assert "replace the link" in plan.notice.fix

@@ -25,6 +25,9 @@ class SandboxLayout:
     """A git repository with ``.z-engine/settings.toml``; no ``.claude/`` and no ``.mcp.json``."""
     second: Path
     """An additional directory: no repository, ``.claude/settings.json`` and ``.mcp.json``."""
+    husky: Path
+    """An additional repository whose config sets ``core.hooksPath = .husky/_`` and includes
+    ``../shared.gitconfig``; neither exists yet."""
     home: Path
     temp: Path
     outside: Path
@@ -37,7 +40,7 @@ class SandboxLayout:
             enabled=True,
             allow_network=allow_network,
             auto_allow=True,
-            additional_directories=(self.second,),
+            additional_directories=(self.second, self.husky),
         )
 
     def env(self) -> dict[str, str]:
@@ -47,7 +50,9 @@ class SandboxLayout:
 
 async def make_sandbox_layout(base: Path) -> SandboxLayout:
     """Create the layout under ``base`` (needs git)."""
-    project, second, home, temp = (base / n for n in ("project", "second", "home", "tmp"))
+    project, second, husky, home, temp = (
+        base / n for n in ("project", "second", "husky", "home", "tmp")
+    )
     for folder in (project / ".z-engine", second / ".claude", home / ".cache", temp):
         folder.mkdir(parents=True)
     (project / ".z-engine" / "settings.toml").write_text("[shell.sandbox]\nenabled = true\n")
@@ -59,7 +64,13 @@ async def make_sandbox_layout(base: Path) -> SandboxLayout:
     outside.write_text(OUTSIDE)
     (project / "planted-link").symlink_to(outside)
     env = {"HOME": str(home), "GIT_CONFIG_NOSYSTEM": "1"}
-    done = await run(["git", "init", "-q", str(project)], RunOptions(env=env))
-    if not done.ok:
-        raise RuntimeError(done.stderr.decode())
-    return SandboxLayout(base, project, second, home, temp, outside)
+    for argv in (
+        ["git", "init", "-q", str(project)],
+        ["git", "init", "-q", str(husky)],
+        ["git", "-C", str(husky), "config", "core.hooksPath", ".husky/_"],
+        ["git", "-C", str(husky), "config", "include.path", "../shared.gitconfig"],
+    ):
+        done = await run(argv, RunOptions(env=env))
+        if not done.ok:
+            raise RuntimeError(done.stderr.decode())
+    return SandboxLayout(base, project, second, husky, home, temp, outside)

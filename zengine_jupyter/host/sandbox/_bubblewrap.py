@@ -2,7 +2,9 @@
 
 Order matters, each mount covering the ones before it:
 
-1. the whole filesystem read-only, a private ``/dev`` and a ``/proc`` of the sandbox's own pids;
+1. the whole filesystem read-only, a private ``/dev`` and a ``/proc`` of the sandbox's own pids,
+   whose kernel knobs stay read-only (run as root, a command could otherwise set
+   ``kernel.core_pattern`` to a program the host kernel then runs, or poke ``sysrq-trigger``);
 2. each writable area bound read-write (parents first);
 3. each pinned ``.git`` bound onto itself: a mount point cannot be renamed or removed;
 4. each protected path bound read-only over itself; an absent one gets an empty read-only
@@ -24,7 +26,16 @@ if TYPE_CHECKING:
 
     from zengine_jupyter.host.sandbox._profile import SandboxProfile
 
-__all__ = ["build_bwrap_argv"]
+__all__ = ["PROC_READ_ONLY", "build_bwrap_argv"]
+
+PROC_READ_ONLY: tuple[str, ...] = (
+    "/proc/sys",
+    "/proc/sysrq-trigger",
+    "/proc/irq",
+    "/proc/bus",
+    "/proc/fs",
+)
+"""Kernel interfaces under /proc a root user could write (Docker keeps the same ones read-only)."""
 
 
 def build_bwrap_argv(
@@ -48,6 +59,8 @@ def build_bwrap_argv(
             hint="pass the descriptor holding host.sandbox.network_off_program()",
         )
     argv: list[str] = [program, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
+    for knob in PROC_READ_ONLY:
+        argv += ["--ro-bind-try", knob, knob]
     for area in profile.writable:
         argv += ["--bind", str(area), str(area)]
     for pin in profile.pinned:

@@ -14,6 +14,9 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
+from zengine_jupyter.host.sandbox._gitconfig import hooks_and_includes
+from zengine_jupyter.protocol import SandboxError
+
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable
 
@@ -98,6 +101,12 @@ class SandboxProfile:
         )
         return replace(self, protected=protected)
 
+    def refreshed(self, probe: Callable[[Path], PathKind | None] | None = None) -> SandboxProfile:
+        """The same profile with ``exists`` re-checked (just before a launch)."""
+        look = probe or probe_path
+        protected = tuple(replace(p, exists=look(p.path) is not None) for p in self.protected)
+        return replace(self, protected=protected)
+
     def is_writable(self, path: Path) -> bool:
         """True when ``path`` (absolute, normalised) is inside a writable area and not protected."""
         if not any(path.is_relative_to(area) for area in self.writable):
@@ -120,10 +129,28 @@ def _resolve(path: Path) -> Path:
     return Path(os.path.realpath(path))
 
 
+def _read_text(path: Path) -> str | None:
+    try:
+        return path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+
+
+@dataclass(frozen=True)
+class _Look:
+    """How derive_profile sees the filesystem (injectable for pure tests)."""
+
+    probe: Callable[[Path], PathKind | None]
+    resolve: Callable[[Path], Path]
+    read: Callable[[Path], str | None]
+    home: Path
+
+
 def _project_protections(
-    area: Path, probe: Callable[[Path], PathKind | None], *, block_absent: bool
+    area: Path, look: _Look, *, block_absent: bool
 ) -> tuple[list[Path], list[ProtectedPath]]:
     """Pinned dirs and protected paths of one project-like writable area."""
+    probe = look.probe
     pinned: list[Path] = []
     found: list[ProtectedPath] = []
 
@@ -132,6 +159,9 @@ def _project_protections(
         present = probe(path)
         if present is None and not (block_absent and absent):
             return
+        if present is None:  # block the topmost missing folder, not just the leaf
+            while path.parent != area and probe(path.parent) is None:
+                path, kind, seed = path.parent, "dir", None
         found.append(ProtectedPath(path, present or kind, present is not None, seed))
 
     git_kind = probe(area / ".git")
@@ -143,12 +173,58 @@ def _project_protections(
         add(".git/config.worktree", "file", absent=False)
         add(".git/worktrees", "dir", absent=False)
         add(".git/modules", "dir", absent=False)
+        for rel, kind, seed in _git_config_targets(area, look):
+            add(rel, kind, seed=seed)
     else:  # a worktree's .git file, or no repository: creating one is blocked
         add(".git", "dir")
     add(".z-engine", "dir")
     add(".claude", "dir")
     add(".mcp.json", "file")
     return pinned, found
+
+
+def _git_config_targets(area: Path, look: _Look) -> list[tuple[str, PathKind, bytes | None]]:
+    """A ``core.hooksPath`` and included config files that live inside ``area``.
+
+    Hooks there (husky's ``.husky/_``, say) run on the host at the next commit, and an included
+    config file could set ``core.hooksPath`` again: both stay read-only, and an absent include
+    gets an empty (neutral) config file.
+    """
+    sources = [area / ".git/config", look.home / ".gitconfig", look.home / ".config/git/config"]
+    hooks: str | None = None
+    targets: list[tuple[str, PathKind, bytes | None]] = []
+    for source in sources:
+        text = look.read(source)
+        if text is None:
+            continue
+        found_hooks, includes = hooks_and_includes(text)
+        hooks = found_hooks or hooks
+        for include in includes:
+            path = _expand(include, source.parent, look.home)
+            if path.is_relative_to(area) and path != area:
+                targets.append((str(path.relative_to(area)), "file", b""))
+    if hooks:
+        path = _expand(hooks, area, look.home)
+        if path.is_relative_to(area) and path != area:
+            targets.append((str(path.relative_to(area)), "dir", None))
+    return targets
+
+
+def _expand(value: str, base: Path, home: Path) -> Path:
+    if value == "~" or value.startswith("~/"):
+        return Path(os.path.normpath(str(home) + value[1:]))
+    return Path(os.path.normpath(base / value))
+
+
+def _refuse_links(items: Iterable[Path], look: _Look) -> None:
+    for path in items:
+        if look.probe(path) is not None and look.resolve(path) != path:
+            raise SandboxError(
+                f"{path} is a symbolic link, so the sandbox cannot keep it read-only "
+                "(the link itself could be replaced)",
+                hint="replace the link with the real file or folder, or set "
+                "[shell.sandbox] enabled = false for this project",
+            )
 
 
 def _existing(paths: Iterable[Path], probe: Callable[[Path], PathKind | None]) -> list[Path]:
@@ -159,9 +235,14 @@ def derive_profile(
     options: SandboxOptions,
     probe: Callable[[Path], PathKind | None] = probe_path,
     resolve: Callable[[Path], Path] = _resolve,
+    read: Callable[[Path], str | None] = _read_text,
 ) -> SandboxProfile:
-    """The profile for ``options``; ``probe``/``resolve`` are injectable for pure tests."""
+    """The profile for ``options``; ``probe``/``resolve``/``read`` are injectable for pure tests.
+
+    Raises :class:`SandboxError` when a protected path is a symbolic link (fail closed).
+    """
     home = resolve(options.home)
+    look = _Look(probe, resolve, read, home)
     caches = [home / rel for rel in TOOL_CACHES]
     if options.platform == "darwin":
         caches += [home / rel for rel in TOOL_CACHES_MACOS]
@@ -178,9 +259,10 @@ def derive_profile(
     for area in dict.fromkeys([*projects, *extras]):
         if probe(area) != "dir":
             continue
-        pins, found = _project_protections(area, probe, block_absent=area in projects)
+        pins, found = _project_protections(area, look, block_absent=area in projects)
         pinned += pins
         protected += found
+    _refuse_links([*pinned, *(p.path for p in protected)], look)
     return SandboxProfile(
         root=resolve(options.root),
         writable=tuple(writable),

@@ -26,6 +26,7 @@ from zengine_jupyter.host.sandbox._bubblewrap import build_bwrap_argv
 from zengine_jupyter.host.sandbox._profile import derive_profile
 from zengine_jupyter.host.sandbox._seatbelt import build_seatbelt_argv
 from zengine_jupyter.host.sandbox._seccomp import network_off_program, program_pipe
+from zengine_jupyter.protocol import SandboxError, SandboxNotice
 
 if TYPE_CHECKING:
     from collections.abc import Iterator, Mapping, Sequence
@@ -34,7 +35,6 @@ if TYPE_CHECKING:
     from zengine_jupyter.host._process import CompletedRun
     from zengine_jupyter.host.sandbox._backend import SandboxBackend
     from zengine_jupyter.host.sandbox._profile import ProtectedPath, SandboxOptions, SandboxProfile
-    from zengine_jupyter.protocol import SandboxNotice
 
 __all__ = [
     "SANDBOXED_ORIGINS",
@@ -115,16 +115,22 @@ def plan_command(
     if backend is None or not backend.available:
         notice = backend.notice if backend is not None else None
         if notice is None:
-            from zengine_jupyter.protocol import SandboxNotice
-
-            notice = SandboxNotice(
-                backend=None,
-                platform=options.platform,
-                reason="no sandbox backend was detected",
-                fix="detect one with host.sandbox.detect_backend() before running commands",
+            notice = _notice(
+                options,
+                "no sandbox backend was detected",
+                "detect one with host.sandbox.detect_backend() before running commands",
+                None,
             )
         return replace(plan, notice=notice)
-    return replace(plan, profile=derive_profile(options), backend=backend)
+    try:
+        profile = derive_profile(options)
+    except SandboxError as exc:  # a sandbox that cannot start: unconfined, and the gate asks
+        return replace(plan, notice=_notice(options, exc.message, exc.hint or "", backend.name))
+    return replace(plan, profile=profile, backend=backend)
+
+
+def _notice(options: SandboxOptions, reason: str, fix: str, backend: str | None) -> SandboxNotice:
+    return SandboxNotice(backend=backend, platform=options.platform, reason=reason, fix=fix)
 
 
 def plan_shell(
@@ -187,6 +193,7 @@ def launch(plan: CommandPlan) -> Iterator[Launch]:
         argv = build_seatbelt_argv(profile, plan.command, program=plan.backend.program)
         yield Launch(argv, plan.cwd, env=env)
         return
+    profile = profile.refreshed()
     mine = _acquire(profile.protected)
     fd: int | None = None
     try:
