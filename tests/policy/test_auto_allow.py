@@ -7,6 +7,8 @@ import asyncio
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from zengine_jupyter.host.sandbox import (
     CommandOrigin,
@@ -59,6 +61,8 @@ TABLE: list[tuple[str, str, str]] = [
     ("mv old.csv archive/", ALLOW, "inside"),
     ("rm -rf build dist", ALLOW, "inside"),
     ("rm *.pyc", ALLOW, "inside"),
+    ("rm -rf *", ALLOW, "inside"),
+    ("rm -f .git/*.lock", ALLOW, "inside"),
     ("touch /tmp/marker", ALLOW, "inside"),
     ("mkdir -p out/figures && cd out && touch index.html", ALLOW, "inside"),
     ("cmd 2>&1 | tee -a build.log", ALLOW, "inside"),
@@ -97,6 +101,9 @@ TABLE: list[tuple[str, str, str]] = [
     ("find / -name core -delete", ASK, "outside"),
     ("curl -o /usr/local/bin/tool https://example.invalid/t", ASK, "outside"),
     ("rm /etc/*.conf", ASK, "outside"),
+    ("rm -rf .g*", ASK, "outside"),
+    ("rm -f .git/hoo*/pre-commit", ASK, "glob"),
+    ("echo x > .mcp.js?n", ASK, "outside"),
     # cannot be analysed: ask
     ("git config core.hooksPath /tmp/hooks", ASK, "protected"),
     ("git config --global user.name x", ASK, "outside the project"),
@@ -115,6 +122,7 @@ TABLE: list[tuple[str, str, str]] = [
     ("pip install --user requests", ASK, "--user"),
     ("find . -name '*.py' -exec sed -i s/a/b/ {} +", ASK, "-exec"),
     ("cd $DIR && rm x", ASK, "run time"),
+    ("cd .gi* && rm -rf hooks", ASK, "run time"),
     ("awk '{ print > \"/etc/x\" }' f", ASK, "awk"),
 ]
 
@@ -172,3 +180,27 @@ def test_sandbox_unavailable_means_every_command_asks(tmp_path: Path) -> None:
         assert not plan.sandboxed
         decision = decide_auto_allow(AutoAllowRequest(command, tmp_path, True, plan.profile))
         assert decision.verdict == ASK, command
+
+
+@given(st.text(max_size=80))
+@settings(max_examples=300, deadline=None)
+def test_any_text_gets_a_decision_and_allow_never_writes_outside(command: str) -> None:
+    decision = decide_auto_allow(AutoAllowRequest(command, P, True, PROFILE))
+    assert decision.verdict in (ALLOW, ASK)
+    if decision.allowed:
+        assert all(PROFILE.is_writable(p) for p in decision.writes)
+
+
+_WORDS = st.sampled_from(
+    ["echo", "rm", "-rf", "cp", "mv", "touch", ">", ">>", "|", "&&", ";", "cd", "/etc",
+     "..", "~", "a.txt", ".git", ".git/hooks/x", "$X", "tee", "sed", "-i", "git", "config",
+     "x=1", "(", ")", "{", "}", "*", "dd", "of=/tmp/x", "ln", "-s", "2>&1", "'q q'", '"$(ls)"']
+)  # fmt: skip
+
+
+@given(st.lists(_WORDS, max_size=10))
+@settings(max_examples=300, deadline=None)
+def test_shell_like_sequences_never_crash(words: list[str]) -> None:
+    decision = decide_auto_allow(AutoAllowRequest(" ".join(words), P, True, PROFILE))
+    if decision.allowed:
+        assert all(PROFILE.is_writable(p) for p in decision.writes)

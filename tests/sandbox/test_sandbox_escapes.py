@@ -28,6 +28,21 @@ EBUSY = "Device or resource busy"
 EXDEV = "Invalid cross-device link"
 EPERM = "Operation not permitted"
 CORE_PATTERN = Path("/proc/sys/kernel/core_pattern").read_text()
+LEAVES_THE_LAYOUT = (
+    "write /etc",
+    "remount",
+    "nested user namespace",
+    "set kernel",
+    "drop the host",
+    "TCP",
+    "DNS",
+    "connect to a Unix",
+    "datagram",
+    "AF_VSOCK",
+    "io_uring",
+    "signal",
+    "through /proc/1/root",  # unconfined, pid 1 is the machine's init
+)
 
 
 @dataclass(frozen=True)
@@ -219,7 +234,7 @@ ATTEMPTS = [
     ),
     Attempt(
         "create .z-engine/settings.toml (additional directory)",
-        lambda w: "echo 'x = 1' > .z-engine/settings.toml",
+        lambda w: "mkdir -p .z-engine && echo 'x = 1' > .z-engine/settings.toml",
         EROFS,
         _absent(".z-engine", "second"),
         cwd="second",
@@ -282,6 +297,40 @@ ATTEMPTS = [
         "signal a process of the host",
         lambda w: f"kill -0 {os.getpid()}",
         "No such process",
+        lambda w: True,
+    ),
+    Attempt(
+        "nested user namespace, then remount / read-write",
+        lambda w: f"unshare -Urm sh -c 'mount -o remount,rw / && echo x > {w.etc_target}'",
+        "not permitted|superuser|Permission denied",
+        _etc_untouched,
+    ),
+    Attempt(
+        "plant a hook in the configured core.hooksPath (.husky/_)",
+        lambda w: "mkdir -p .husky/_ && printf '#!/bin/sh\\necho pwned\\n' > .husky/_/pre-commit",
+        f"{EROFS}|Permission denied",
+        lambda w: _husky_hooks_path(w) and _absent(".husky", "husky")(w),
+        cwd="husky",
+    ),
+    Attempt(
+        "create the config file the repository includes",
+        lambda w: "echo '[core] hooksPath = /evil' > shared.gitconfig",
+        EROFS,
+        lambda w: _husky_hooks_path(w) and _absent("shared.gitconfig", "husky")(w),
+        cwd="husky",
+    ),
+    Attempt(
+        "set kernel.core_pattern (the host kernel would run it as root)",
+        lambda w: (
+            'v=$(cat /proc/sys/kernel/core_pattern); echo "$v" > /proc/sys/kernel/core_pattern'
+        ),
+        EROFS,
+        lambda w: _core_pattern() == CORE_PATTERN,
+    ),
+    Attempt(
+        "drop the host's page cache",
+        lambda w: "echo 1 > /proc/sys/vm/drop_caches",
+        EROFS,
         lambda w: True,
     ),
 ]
@@ -358,3 +407,23 @@ def _wait_for(condition: Callable[[], bool], timeout_s: float = 3.0) -> None:
     while not condition():
         assert time.monotonic() < deadline, "the server never saw the connection"
         time.sleep(0.01)
+
+
+_LOCAL = [a for a in ATTEMPTS if not a.name.startswith(LEAVES_THE_LAYOUT)]
+
+
+@pytest.mark.parametrize("attempt", _LOCAL, ids=[a.name for a in _LOCAL])
+def test_unconfined_the_check_sees_the_damage(tmp_path: Path, attempt: Attempt) -> None:
+    """Control: run unconfined on a throwaway layout, each attempt does change the host, so
+    its ``unchanged`` check is able to fail (attempts that would touch the real /etc, /proc or
+    the network are left out; the network ones have their own control above)."""
+    require_component("git")
+    layout = asyncio.run(make_sandbox_layout(tmp_path))
+    with Listener.tcp() as tcp, Listener.unix(tmp_path / "outside.sock") as unix:
+        world = World(layout, tcp, unix, tmp_path / "outside.sock", tmp_path / "etc-stand-in")
+        cwd = getattr(layout, attempt.cwd)
+        done = asyncio.run(
+            run(["bash", "-c", attempt.script(world)], RunOptions(cwd=cwd, env=layout.env()))
+        )
+        assert done.ok, done.stderr
+        assert not attempt.unchanged(world)

@@ -130,3 +130,40 @@ def test_node_runs_and_writes_in_the_project(layout: SandboxLayout) -> None:
     assert code == 0, err
     assert out.startswith("v")
     assert (layout.project / "n.txt").read_text() == "ok"
+
+
+def test_a_timeout_stops_everything_inside(layout: SandboxLayout) -> None:
+    """bwrap's --new-session puts the command outside the process group host.run kills; the
+    pid namespace and --die-with-parent still take every process down with bwrap."""
+    import os
+    import time
+
+    from zengine_jupyter.protocol import ProcessTimeoutError
+
+    marker = f"31.{os.getpid()}"
+
+    async def go() -> None:
+        backend = await detect_backend()
+        script = f"sleep {marker} & sleep {marker}; echo never"
+        plan = plan_shell(
+            layout.options(), backend, CommandOrigin.AGENT_BASH, script, layout.project
+        )
+        with pytest.raises(ProcessTimeoutError):
+            await run_planned(plan, RunOptions(timeout_s=0.5))
+
+    asyncio.run(go())
+
+    def leftovers() -> list[str]:
+        found = []
+        for entry in Path("/proc").iterdir():
+            try:
+                if entry.name.isdigit() and marker.encode() in (entry / "cmdline").read_bytes():
+                    found.append(entry.name)
+            except OSError:
+                continue
+        return found
+
+    deadline = time.monotonic() + 3
+    while leftovers():
+        assert time.monotonic() < deadline, f"still running: {leftovers()}"
+        time.sleep(0.02)

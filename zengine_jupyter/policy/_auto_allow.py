@@ -10,6 +10,7 @@ command asks), or the command cannot be analysed.
 
 from __future__ import annotations
 
+import fnmatch
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
@@ -58,10 +59,31 @@ def decide_auto_allow(request: AutoAllowRequest) -> AutoAllowDecision:
     except CannotAnalyse as exc:
         return AutoAllowDecision("ask", f"cannot analyse the command: {exc.reason}")
     writes = tuple(Path(p) for p in dict.fromkeys(found))
-    outside = [p for p in writes if not profile.is_writable(p)]
+    outside = [p for p in writes if not _may_write(profile, p)]
     if outside:
         where = ", ".join(str(p) for p in outside[:3])
         return AutoAllowDecision("ask", f"it writes outside the writable areas: {where}", writes)
     if not writes:
         return AutoAllowDecision("allow", "it names no file for writing; the sandbox confines it")
     return AutoAllowDecision("allow", "every file it writes is inside the writable areas", writes)
+
+
+def _may_write(profile: SandboxProfile, path: Path) -> bool:
+    """``path`` is writable; a glob in its last part must match nothing protected (bash rules:
+    without a leading dot it matches no dotfile)."""
+    if not profile.is_writable(path):
+        return False
+    pattern = path.name
+    if not any(ch in pattern for ch in "*?["):
+        return True
+    directory = path.parent
+    guarded = [*profile.pinned, *(p.path for p in profile.protected)]
+    for item in guarded:
+        if item == directory or not item.is_relative_to(directory):
+            continue
+        child = item.relative_to(directory).parts[0]
+        if child.startswith(".") and not pattern.startswith("."):
+            continue
+        if fnmatch.fnmatchcase(child, pattern):
+            return False
+    return True

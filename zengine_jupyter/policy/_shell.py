@@ -40,12 +40,17 @@ def shell_writes(command: str, cwd: str, home: str, depth: int = 0) -> list[str]
         raise CannotAnalyse("shells nested too deeply")
     try:
         trees = bashlex.parse(command)
-    except (bashlex.errors.ParsingError, NotImplementedError, AttributeError, IndexError) as exc:
-        raise CannotAnalyse(f"the shell parser cannot read it ({exc})") from exc
+    except bashlex.errors.ParsingError as exc:
+        raise CannotAnalyse(f"the shell parser cannot read it ({exc.message})") from exc
+    except Exception as exc:  # bashlex fails in many ways on what it does not support
+        raise CannotAnalyse(f"the shell parser cannot read it ({type(exc).__name__})") from exc
     walker = _Walker(home, depth)
     cwds: tuple[str, ...] = (posixpath.normpath(cwd),)
-    for tree in trees:
-        cwds = walker.sequence([tree], cwds, top=True)
+    try:
+        for tree in trees:
+            cwds = walker.sequence([tree], cwds, top=True)
+    except (AttributeError, TypeError, IndexError) as exc:  # a node shape not handled here
+        raise CannotAnalyse(f"unsupported shell construct ({type(exc).__name__})") from exc
     return walker.writes
 
 
@@ -153,11 +158,9 @@ class _Walker:
             raise CannotAnalyse(f"{what} writes to a path known only at run time")
         if any(ch in path for ch in "{}") and "," in path:
             raise CannotAnalyse(f"{what} writes to a brace expansion")
-        directory, _, name = path.rpartition("/")
+        directory = path.rpartition("/")[0]
         if any(ch in directory for ch in "*?["):
             raise CannotAnalyse(f"{what} writes through a glob in a directory name")
-        if any(ch in name for ch in "*?["):
-            path = directory or "."  # matches stay in that directory
         if path.startswith(_SPECIAL_FILES):
             return
         for cwd in cwds:
@@ -208,7 +211,7 @@ class _Walker:
     def _cd(self, args: list[Word], cwds: tuple[str, ...]) -> tuple[str, ...]:
         operands = [a for a in args if a is None or not a.startswith("-") or a == "-"]
         target = operands[0] if operands else self.home
-        if target is None or target == "-":
+        if target is None or target == "-" or any(ch in target for ch in "*?[{"):
             raise CannotAnalyse("cd to a directory known only at run time")
         return tuple(dict.fromkeys(posixpath.normpath(posixpath.join(c, target)) for c in cwds))
 
