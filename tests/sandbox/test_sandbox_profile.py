@@ -106,13 +106,6 @@ def test_is_writable_excludes_protected_and_pinned() -> None:
     assert not prof.is_writable(HOME / ".bashrc")
 
 
-def test_with_seeded_marks_seeded_paths_present() -> None:
-    prof = _derive({str(P), "/tmp", f"{P}/.git"}).with_seeded()
-    commondir = next(p for p in prof.protected if p.path.name == "commondir")
-    assert commondir.exists
-    assert not next(p for p in prof.protected if p.path.name == ".mcp.json").exists
-
-
 def test_git_config_parser_finds_hooks_path_and_includes() -> None:
     from zengine_jupyter.host.sandbox._gitconfig import hooks_and_includes
 

@@ -190,3 +190,25 @@ def test_a_profile_that_cannot_hold_becomes_a_notice(tmp_path: Path) -> None:
     assert plan.notice is not None
     assert "symbolic link" in plan.notice.reason
     assert "replace the link" in plan.notice.fix
+
+
+def test_a_placeholder_another_process_relies_on_is_left_then_adopted(tmp_path: Path) -> None:
+    import fcntl
+
+    from zengine_jupyter.host.sandbox._placeholders import hold_placeholders, lock_folder
+
+    opts = _options(tmp_path)
+    (opts.root / ".git").mkdir()
+    plan = plan_shell(opts, AVAILABLE, CommandOrigin.AGENT_BASH, "true", opts.root)
+    commondir = opts.root / ".git" / "commondir"
+    with launch(plan):
+        # another process starts a sandboxed command now: it takes its own shared locks
+        other = hold_placeholders(plan.profile.protected if plan.profile else ())
+    assert commondir.read_bytes() == b".\n", "removing it would unmount it under the other"
+    assert any(lock_folder().iterdir())
+    for fd in other.locks.values():
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        os.close(fd)
+    with launch(plan):
+        pass
+    assert not commondir.exists(), "the next launch adopts the left-over seed and removes it"

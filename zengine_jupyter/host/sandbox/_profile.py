@@ -93,14 +93,6 @@ class SandboxProfile:
     skipped: tuple[Path, ...] = ()
     """Configured writable paths that do not exist (not bound; shown by diagnostics)."""
 
-    def with_seeded(self) -> SandboxProfile:
-        """The profile once the launcher has created every seeded placeholder."""
-        protected = tuple(
-            replace(p, exists=True) if p.seed is not None and not p.exists else p
-            for p in self.protected
-        )
-        return replace(self, protected=protected)
-
     def refreshed(self, probe: Callable[[Path], PathKind | None] | None = None) -> SandboxProfile:
         """The same profile with ``exists`` re-checked (just before a launch)."""
         look = probe or probe_path

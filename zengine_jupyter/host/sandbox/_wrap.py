@@ -15,14 +15,17 @@ from __future__ import annotations
 
 import contextlib
 import os
-import threading
-from collections import Counter
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import TYPE_CHECKING
 
 from zengine_jupyter.host._process import RunOptions, run
 from zengine_jupyter.host.sandbox._bubblewrap import build_bwrap_argv
+from zengine_jupyter.host.sandbox._placeholders import (
+    hold_placeholders,
+    release_placeholders,
+    write_seeds,
+)
 from zengine_jupyter.host.sandbox._profile import derive_profile
 from zengine_jupyter.host.sandbox._seatbelt import build_seatbelt_argv
 from zengine_jupyter.host.sandbox._seccomp import network_off_program, program_pipe
@@ -34,7 +37,7 @@ if TYPE_CHECKING:
 
     from zengine_jupyter.host._process import CompletedRun
     from zengine_jupyter.host.sandbox._backend import SandboxBackend
-    from zengine_jupyter.host.sandbox._profile import ProtectedPath, SandboxOptions, SandboxProfile
+    from zengine_jupyter.host.sandbox._profile import SandboxOptions, SandboxProfile
 
 __all__ = [
     "SANDBOXED_ORIGINS",
@@ -145,42 +148,6 @@ def plan_shell(
     return plan_command(options, backend, origin, (shell, "-c", script), cwd)
 
 
-_held: Counter[Path] = Counter()
-_held_lock = threading.Lock()
-
-
-def _acquire(protected: Sequence[ProtectedPath]) -> list[ProtectedPath]:
-    """Placeholders this launch depends on; seeds are written for absent seeded paths."""
-    mine: list[ProtectedPath] = []
-    with _held_lock:
-        for item in protected:
-            if item.exists and item.path not in _held:
-                continue
-            if not item.exists and item.seed is not None:
-                with contextlib.suppress(FileExistsError):
-                    fd = os.open(item.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
-                    with os.fdopen(fd, "wb") as handle:
-                        handle.write(item.seed)
-            _held[item.path] += 1
-            mine.append(item)
-    return mine
-
-
-def _release(mine: Sequence[ProtectedPath]) -> None:
-    """Remove placeholders no running command needs; only ever empty dirs or untouched seeds."""
-    with _held_lock:
-        for item in mine:
-            _held[item.path] -= 1
-            if _held[item.path] > 0:
-                continue
-            del _held[item.path]
-            with contextlib.suppress(OSError):
-                if item.path.is_dir() and not item.path.is_symlink():
-                    item.path.rmdir()  # fails (kept) unless empty
-                elif item.seed is not None and item.path.read_bytes() == item.seed:
-                    item.path.unlink()
-
-
 @contextlib.contextmanager
 def launch(plan: CommandPlan) -> Iterator[Launch]:
     """The argv to start for ``plan``; keep the context open until the child has exited."""
@@ -193,11 +160,11 @@ def launch(plan: CommandPlan) -> Iterator[Launch]:
         argv = build_seatbelt_argv(profile, plan.command, program=plan.backend.program)
         yield Launch(argv, plan.cwd, env=env)
         return
-    profile = profile.refreshed()
-    mine = _acquire(profile.protected)
+    held = hold_placeholders(profile.protected)
     fd: int | None = None
     try:
-        profile = profile.with_seeded()
+        write_seeds(held, profile.refreshed().protected)
+        profile = profile.refreshed()  # after seeding: what exists now is what bwrap binds
         if not profile.allow_network:
             fd = program_pipe(network_off_program(plan.backend.machine))
         argv = build_bwrap_argv(
@@ -207,7 +174,7 @@ def launch(plan: CommandPlan) -> Iterator[Launch]:
     finally:
         if fd is not None:
             os.close(fd)
-        _release(mine)
+        release_placeholders(held)
 
 
 async def run_planned(plan: CommandPlan, options: RunOptions | None = None) -> CompletedRun:
