@@ -70,6 +70,9 @@ TABLE: list[tuple[str, str, str]] = [
     ("sed -i.bak -e 's/x/y/' a.txt b.txt", ALLOW, "inside"),
     ("ln -sf ../shared config.link", ALLOW, "inside"),
     ("chmod +x scripts/run.sh", ALLOW, "inside"),
+    ("chmod -R -x scripts", ALLOW, "inside"),
+    ("rsync -a src/ build/src/", ALLOW, "inside"),
+    ("patch -p1 < fix.diff", ALLOW, "inside"),
     ("dd if=/dev/zero of=blob.bin bs=1k count=1", ALLOW, "inside"),
     ("git add -A && git commit -m 'wip'", ALLOW, "inside"),
     ("git clone https://example.invalid/repo.git vendor/repo", ALLOW, "inside"),
@@ -101,6 +104,12 @@ TABLE: list[tuple[str, str, str]] = [
     ("find / -name core -delete", ASK, "outside"),
     ("curl -o /usr/local/bin/tool https://example.invalid/t", ASK, "outside"),
     ("rm /etc/*.conf", ASK, "outside"),
+    ("chmod -x /etc/cron.daily/job", ASK, "outside"),
+    ("chown -R me /srv", ASK, "outside"),
+    ("rsync -a out/ /srv/www/", ASK, "outside"),
+    ("rsync -a out/ host:/srv/www/", ASK, "another machine"),
+    ("patch -d /etc -p0 < x.diff", ASK, "outside"),
+    ("vim -es -c 'w! /etc/x' a", ASK, "editor"),
     ("rm -rf .g*", ASK, "outside"),
     ("rm -f .git/hoo*/pre-commit", ASK, "glob"),
     ("echo x > .mcp.js?n", ASK, "outside"),
@@ -153,6 +162,14 @@ def test_cd_without_and_keeps_both_directories_possible() -> None:
     decision = decide_auto_allow(AutoAllowRequest("cd /data; touch x", P, True, PROFILE))
     assert decision.allowed
     assert {str(p) for p in decision.writes} == {f"{P}/x", "/data/x"}
+
+
+def test_a_failed_cd_in_an_and_chain_is_remembered() -> None:
+    decision = decide_auto_allow(AutoAllowRequest("cd a && cd /data; touch x", P, True, PROFILE))
+    assert {str(p) for p in decision.writes} == {f"{P}/x", f"{P}/a/x", "/data/x"}
+    asks = decide_auto_allow(AutoAllowRequest("cd /data && cd /etc; touch x", P, True, PROFILE))
+    assert asks.verdict == ASK
+    assert "/etc/x" in asks.reason
 
 
 def test_auto_allow_off_always_asks() -> None:

@@ -28,7 +28,7 @@ if TYPE_CHECKING:
 __all__ = ["shell_writes"]
 
 _SHELLS = frozenset({"sh", "bash", "dash", "zsh", "ksh"})
-_WRAPPERS = frozenset({"command", "builtin", "nohup", "exec", "stdbuf", "nice", "ionice"})
+_WRAPPERS = frozenset({"command", "builtin", "nohup", "exec", "stdbuf", "nice", "ionice", "setsid"})
 _OUTPUT_REDIRECTS = frozenset({">", ">>", ">|", "&>", "&>>", "<>", ">&"})
 _SPECIAL_FILES = ("/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty", "/dev/fd/")
 _MAX_DEPTH = 4
@@ -66,30 +66,25 @@ class _Walker:
     ) -> tuple[str, ...]:
         """Walk nodes run one after another; returns the possible directories afterwards.
 
-        After ``cd``, the next command runs in the new directory only when joined by ``&&``
-        (``cd`` may fail otherwise): then both directories stay possible.
+        A ``cd`` may fail: only ``&&`` skips what follows it then. So every directory that was
+        current before a ``cd`` in an ``&&`` chain stays possible once the chain ends (``;``,
+        ``||``, ``&``, a newline).
         """
-        before: tuple[str, ...] | None = None  # set right after a cd
+        fallbacks: tuple[str, ...] = ()
         for node in nodes:
             if node.kind == "operator":
-                if before is not None and node.op != "&&":
-                    cwds = tuple(dict.fromkeys((*before, *cwds)))
-                before = None
+                if node.op != "&&":
+                    cwds, fallbacks = _union(cwds, fallbacks), ()
                 continue
-            if before is not None:
-                cwds = tuple(dict.fromkeys((*before, *cwds)))
-                before = None
             if node.kind == "list":
                 cwds = self.sequence(node.parts, cwds, top=top)
             elif node.kind == "command" and top:
                 after = self.command(node, cwds)
                 if after != cwds:
-                    before, cwds = cwds, after
+                    fallbacks, cwds = _union(fallbacks, cwds), after
             else:
                 self.nested(node, cwds)
-        if before is not None:
-            cwds = tuple(dict.fromkeys((*before, *cwds)))
-        return cwds
+        return _union(cwds, fallbacks)
 
     def nested(self, node: Any, cwds: tuple[str, ...]) -> None:
         """A node whose directory changes do not carry over (pipeline part, group, loop...)."""
@@ -238,3 +233,7 @@ def _strip_wrapper(words: list[Word]) -> list[Word]:
 
 def _is_env_assignment(head: Word, word: str) -> bool:
     return head == "env" and "=" in word
+
+
+def _union(first: tuple[str, ...], second: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(dict.fromkeys((*first, *second)))

@@ -85,18 +85,52 @@ def _all_operands(
     return writer
 
 
-def _after_first(
-    short: str = "", long: tuple[str, ...] = ()
-) -> Callable[[Sequence[Word]], list[Word]]:
-    """chmod MODE FILE..., chown OWNER FILE... (``--reference`` replaces the first operand)."""
+def _after_first(options: str) -> Callable[[Sequence[Word]], list[Word]]:
+    """chmod MODE FILE..., chown OWNER FILE... (``--reference`` replaces the first operand).
+
+    A chmod mode may look like an option (``-x``): only ``options`` letters are options.
+    """
 
     def writer(args: Sequence[Word]) -> list[Word]:
-        parsed = split_options(args, short, long)
-        if any(name == "--reference" for name, _ in parsed.options):
-            return parsed.operands
-        return parsed.operands[1:]
+        operands: list[Word] = []
+        reference = False
+        for word in args:
+            if word is not None and word.startswith("--"):
+                reference = reference or word.startswith("--reference")
+            elif (
+                word is not None
+                and len(word) > 1
+                and set(word[1:]) <= set(options)
+                and word[0] == "-"
+            ):
+                continue
+            else:
+                operands.append(word)
+        return operands if reference else operands[1:]
 
     return writer
+
+
+def _rsync(args: Sequence[Word]) -> list[Word]:
+    ops = split_options(
+        args, "efT", ("--rsh", "--filter", "--exclude", "--include", "--temp-dir")
+    ).operands
+    dest = ops[-1] if len(ops) >= 2 else None
+    if dest is not None and ":" in dest.split("/", 1)[0]:
+        raise CannotAnalyse("rsync to another machine")
+    return [dest] if len(ops) >= 2 else []
+
+
+def _patch(args: Sequence[Word]) -> list[Word]:
+    parsed = split_options(
+        args,
+        "dopiBDFrVYzgu",
+        ("--directory", "--output", "--input", "--reject-file", "--prefix", "--suffix", "--strip"),
+    )
+    return [
+        *(_opt(parsed, "-d", "--directory") or ["."]),
+        *_opt(parsed, "-o", "--output", "-r", "--reject-file"),
+    ]
 
 
 def _copy_like(
@@ -276,6 +310,14 @@ ASK_PROGRAMS: dict[str, str] = {
     "perl": "perl -i edits are not analysed",
     "awk": "awk can write files named inside its program",
     "gawk": "awk can write files named inside its program",
+    "watch": "watch runs its arguments through a shell",
+    "ed": "an editor script can write any file",
+    "ex": "an editor script can write any file",
+    "vi": "an editor script can write any file",
+    "vim": "an editor script can write any file",
+    "nvim": "an editor script can write any file",
+    "emacs": "an editor script can write any file",
+    "chroot": "chroot changes what paths mean",
 }
 
 WRITERS: dict[str, Callable[[Sequence[Word]], list[Word]]] = {
@@ -288,9 +330,11 @@ WRITERS: dict[str, Callable[[Sequence[Word]], list[Word]]] = {
     "mkfifo": _all_operands("m", ("--mode",)),
     "tee": _all_operands(),
     "truncate": _truncate,
-    "chmod": _after_first(),
-    "chown": _after_first(),
-    "chgrp": _after_first(),
+    "chmod": _after_first("cfvR"),
+    "chown": _after_first("cfvRhHLP"),
+    "chgrp": _after_first("cfvRhHLP"),
+    "rsync": _rsync,
+    "patch": _patch,
     "cp": _copy_like("S", ("--suffix",)),
     "install": _copy_like("mogS", ("--mode", "--owner", "--group", "--suffix")),
     "ln": _copy_like("S", ("--suffix",)),
