@@ -71,3 +71,13 @@ def test_network_off_without_filter_fails_closed() -> None:
 def test_empty_command_is_refused() -> None:
     with pytest.raises(SandboxError):
         build_bwrap_argv(_profile(network=True), [], cwd=P, seccomp_fd=None)
+
+
+def test_network_on_covers_container_sockets_with_dev_null() -> None:
+    from dataclasses import replace
+
+    profile = replace(_profile(network=True), masked=(Path("/run/docker.sock"),))
+    argv = build_bwrap_argv(profile, ["true"], cwd=P, seccomp_fd=None)
+    i = argv.index("/run/docker.sock")
+    assert argv[i - 2 : i + 1] == ("--ro-bind", "/dev/null", "/run/docker.sock")
+    assert argv.index("/run/docker.sock") > argv.index("/p/.git/hooks")

@@ -427,3 +427,41 @@ def test_unconfined_the_check_sees_the_damage(tmp_path: Path, attempt: Attempt) 
         )
         assert done.ok, done.stderr
         assert not attempt.unchanged(world)
+
+
+def test_network_on_still_covers_container_engine_sockets(world: World, tmp_path: Path) -> None:
+    """With network on, Unix sockets are reachable; a docker-like socket is covered anyway."""
+    from zengine_jupyter.host.sandbox import CommandPlan, derive_profile
+
+    sock = tmp_path / "docker.sock"
+    with Listener.unix(sock) as engine:
+        options = world.layout.options(allow_network=True)
+        profile = derive_profile(options, sockets=[sock, tmp_path / "absent.sock"])
+        assert profile.masked == (sock,)
+        backend = asyncio.run(detect_backend())
+        code = f"import socket; s = socket.socket(socket.AF_UNIX); s.connect({str(sock)!r})"
+        plan = CommandPlan(
+            (PY, "-c", code),
+            world.layout.project,
+            CommandOrigin.AGENT_BASH,
+            profile=profile,
+            backend=backend,
+        )
+        done = asyncio.run(run_planned(plan, RunOptions(env=world.layout.env())))
+        assert done.returncode != 0
+        assert b"Connection refused" in done.stderr
+        assert engine.accepted == 0
+        # control: the other socket, not covered, is reachable with network on
+        other = (
+            f"import socket; s = socket.socket(socket.AF_UNIX); s.connect({str(world.unix_path)!r})"
+        )
+        before = world.unix.accepted
+        plan = CommandPlan(
+            (PY, "-c", other),
+            world.layout.project,
+            CommandOrigin.AGENT_BASH,
+            profile=profile,
+            backend=backend,
+        )
+        assert asyncio.run(run_planned(plan)).ok
+        _wait_for(lambda: world.unix.accepted > before)

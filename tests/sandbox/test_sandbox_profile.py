@@ -149,3 +149,21 @@ def test_a_symlinked_protected_path_refuses_the_profile() -> None:
 
     with pytest.raises(SandboxError, match="symbolic link"):
         derive_profile(opts, probe=_probe(dirs, set()), resolve=resolve, read=lambda _: None)
+
+
+def test_container_sockets_are_masked_only_with_network_on() -> None:
+    from zengine_jupyter.host.sandbox import container_sockets
+
+    dirs = {str(P), "/tmp"}
+    files = {"/run/docker.sock"}
+    opts = SandboxOptions(root=P, temp_dir=Path("/tmp"), home=HOME, enabled=True)
+    off = derive_profile(opts, probe=_probe(dirs, files), resolve=lambda p: p, read=lambda _: None)
+    assert off.masked == ()
+    on_opts = SandboxOptions(
+        root=P, temp_dir=Path("/tmp"), home=HOME, enabled=True, allow_network=True
+    )
+    on = derive_profile(
+        on_opts, probe=_probe(dirs, files), resolve=lambda p: p, read=lambda _: None
+    )
+    assert on.masked == (Path("/run/docker.sock"),)
+    assert Path("/run/user/1000/podman/podman.sock") in container_sockets(1000)

@@ -75,3 +75,12 @@ def test_network_on_has_no_network_rules() -> None:
 def test_argv() -> None:
     argv = build_seatbelt_argv(_profile(network=False), ["bash", "-c", "make"])
     assert argv == ("/usr/bin/sandbox-exec", "-p", GOLDEN_NETWORK_OFF, "--", "bash", "-c", "make")
+
+
+def test_network_on_still_denies_container_sockets() -> None:
+    from dataclasses import replace
+
+    profile = replace(_profile(network=True), masked=(Path("/private/var/run/docker.sock"),))
+    text = build_seatbelt_profile(profile)
+    sock = '(path-literal "/private/var/run/docker.sock")'
+    assert text.endswith(f"(deny network-outbound (remote unix-socket {sock}))\n")

@@ -16,6 +16,7 @@ from zengine_jupyter.host.sandbox._profile import (
     ProtectedPath,
     SandboxOptions,
     SandboxProfile,
+    container_sockets,
     derive_profile,
     probe_path,
 )
@@ -55,6 +56,7 @@ __all__ = [
     "build_seatbelt_argv",
     "build_seatbelt_profile",
     "clear_backend_cache",
+    "container_sockets",
     "derive_profile",
     "detect_backend",
     "launch",

@@ -18,7 +18,7 @@ from zengine_jupyter.host.sandbox._gitconfig import hooks_and_includes
 from zengine_jupyter.protocol import SandboxError
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterable
+    from collections.abc import Callable, Iterable, Sequence
 
 __all__ = [
     "TOOL_CACHES",
@@ -27,6 +27,7 @@ __all__ = [
     "ProtectedPath",
     "SandboxOptions",
     "SandboxProfile",
+    "container_sockets",
     "derive_profile",
     "probe_path",
 ]
@@ -37,6 +38,26 @@ TOOL_CACHES: tuple[str, ...] = (".cargo/registry", ".cargo/git", ".npm", ".cache
 """Package caches under the home folder that stay writable when they exist (pip, uv, conda's
 package cache and pre-commit live under ``~/.cache``)."""
 TOOL_CACHES_MACOS: tuple[str, ...] = ("Library/Caches",)
+
+
+def container_sockets(uid: int | None = None) -> tuple[Path, ...]:
+    """Sockets of container engines: whoever reaches one can mount the host's root in a new
+    container. With network on, Unix sockets are reachable, so these are covered anyway."""
+    user = os.getuid() if uid is None and hasattr(os, "getuid") else uid
+    paths = [
+        Path("/var/run/docker.sock"),
+        Path("/run/docker.sock"),
+        Path("/run/containerd/containerd.sock"),
+        Path("/run/podman/podman.sock"),
+        Path("/run/crio/crio.sock"),
+    ]
+    if user is not None:
+        paths += [
+            Path(f"/run/user/{user}/docker.sock"),
+            Path(f"/run/user/{user}/podman/podman.sock"),
+        ]
+    return tuple(paths)
+
 
 COMMONDIR_SEED = b".\n"
 """Content for an absent ``.git/commondir`` placeholder: git reads it as "the common dir is this
@@ -92,6 +113,9 @@ class SandboxProfile:
     temp_dir: Path
     skipped: tuple[Path, ...] = ()
     """Configured writable paths that do not exist (not bound; shown by diagnostics)."""
+    masked: tuple[Path, ...] = ()
+    """Existing container-engine sockets covered when the network is on (network off blocks
+    every Unix socket already)."""
 
     def refreshed(self, probe: Callable[[Path], PathKind | None] | None = None) -> SandboxProfile:
         """The same profile with ``exists`` re-checked (just before a launch)."""
@@ -228,8 +252,10 @@ def derive_profile(
     probe: Callable[[Path], PathKind | None] = probe_path,
     resolve: Callable[[Path], Path] = _resolve,
     read: Callable[[Path], str | None] = _read_text,
+    sockets: Sequence[Path] | None = None,
 ) -> SandboxProfile:
-    """The profile for ``options``; ``probe``/``resolve``/``read`` are injectable for pure tests.
+    """The profile for ``options``; ``probe``/``resolve``/``read`` are injectable for pure tests,
+    ``sockets`` replaces :func:`container_sockets`.
 
     Raises :class:`SandboxError` when a protected path is a symbolic link (fail closed).
     """
@@ -255,6 +281,10 @@ def derive_profile(
         pinned += pins
         protected += found
     _refuse_links([*pinned, *(p.path for p in protected)], look)
+    masked: list[Path] = []
+    if options.allow_network:
+        candidates = container_sockets() if sockets is None else sockets
+        masked = [resolve(s) for s in candidates if probe(s) == "file"]
     return SandboxProfile(
         root=resolve(options.root),
         writable=tuple(writable),
@@ -264,4 +294,5 @@ def derive_profile(
         home=home,
         temp_dir=temp,
         skipped=skipped,
+        masked=tuple(dict.fromkeys(masked)),
     )

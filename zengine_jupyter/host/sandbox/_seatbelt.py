@@ -55,6 +55,10 @@ def build_seatbelt_profile(profile: SandboxProfile) -> str:
             lines.append(f"  (subpath {_quote(area)})")
     lines += [f"  (literal {_quote(dev)})" for dev in _DEVICES]
     lines.append('  (regex #"^/dev/fd/[0-9]+$"))')
+    lines += [
+        f"(deny network-outbound (remote unix-socket (path-literal {_quote(s)})))"
+        for s in profile.masked
+    ]
     if not profile.allow_network:
         lines += [
             "(deny network*)",
