@@ -82,7 +82,10 @@ def test_missing_bwrap_gives_a_notice_and_runs_unconfined(tmp_path: Path) -> Non
     assert notice.backend == "bubblewrap"
     assert "/nonexistent/bwrap is not installed" in notice.reason
     assert "apt-get install bubblewrap" in notice.fix
-    assert "asks for approval" in notice.text()
+    assert notice.text() == (
+        "Sandbox off: /nonexistent/bwrap is not installed. Commands run unconfined and keep "
+        f"asking for approval. Fix: {notice.fix}"
+    )
     opts = _options(tmp_path)
     plan = plan_shell(opts, backend, CommandOrigin.AGENT_BASH, "echo out > ../free.txt", opts.root)
     assert plan.unconfined_by_failure

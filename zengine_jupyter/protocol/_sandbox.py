@@ -26,9 +26,7 @@ class SandboxNotice(BaseModel):
     """Why it is unavailable, e.g. ``bwrap is not installed`` or the sandbox's own error."""
     fix: str
     """What the user can do, e.g. ``install it with: apt-get install bubblewrap``."""
-    consequence: str = (
-        "commands run unconfined, and every command that would run without asking asks for approval"
-    )
+    consequence: str = "commands run unconfined and keep asking for approval"
 
     def text(self) -> str:
         """One line for a status bar or a log."""

@@ -17,7 +17,6 @@ untouched seeds are ever removed.
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import hashlib
 import os
 import threading
@@ -52,6 +51,8 @@ class Hold:
 
 
 def _lock(path: Path, folder: Path) -> int:
+    import fcntl  # POSIX only; this module runs only for bubblewrap (Linux)
+
     name = hashlib.sha256(os.fsencode(path)).hexdigest()[:32]
     fd = os.open(folder / name, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
     try:
@@ -97,6 +98,8 @@ def write_seeds(held: Hold, protected: Sequence[ProtectedPath]) -> None:
 
 def release_placeholders(held: Hold) -> None:
     """After the command: remove the placeholders nobody else needs, then drop the locks."""
+    import fcntl
+
     try:
         with _owned_lock:
             for item in held.owned:
