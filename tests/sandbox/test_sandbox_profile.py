@@ -167,3 +167,13 @@ def test_container_sockets_are_masked_only_with_network_on() -> None:
     )
     assert on.masked == (Path("/run/docker.sock"),)
     assert Path("/run/user/1000/podman/podman.sock") in container_sockets(1000)
+
+
+def test_a_global_hooks_path_in_a_writable_cache_is_protected_even_without_a_repo() -> None:
+    dirs = {str(P), "/tmp", f"{HOME}/.cache"}
+    opts = SandboxOptions(root=P, temp_dir=Path("/tmp"), home=HOME, enabled=True)
+    texts = {HOME / ".config/git/config": "[core]\n\thooksPath = ~/.cache/githooks\n"}
+    prof = derive_profile(opts, probe=_probe(dirs, set()), resolve=lambda p: p, read=texts.get)
+    assert ProtectedPath(HOME / ".cache/githooks", "dir", exists=False) in prof.protected
+    assert not prof.is_writable(HOME / ".cache/githooks/pre-commit")
+    assert prof.is_writable(HOME / ".cache/pip/x")

@@ -160,28 +160,33 @@ class _Look:
     resolve: Callable[[Path], Path]
     read: Callable[[Path], str | None]
     home: Path
+    writable: tuple[Path, ...] = ()
+
+
+def _protect(
+    path: Path, area: Path, look: _Look, *, kind: PathKind, seed: bytes | None = None
+) -> ProtectedPath:
+    """``path`` as a protected entry; when absent, its topmost missing folder below ``area``."""
+    present = look.probe(path)
+    if present is None:
+        while path.parent != area and look.probe(path.parent) is None:
+            path, kind, seed = path.parent, "dir", None
+    return ProtectedPath(path, present or kind, present is not None, seed)
 
 
 def _project_protections(
     area: Path, look: _Look, *, block_absent: bool
 ) -> tuple[list[Path], list[ProtectedPath]]:
     """Pinned dirs and protected paths of one project-like writable area."""
-    probe = look.probe
     pinned: list[Path] = []
     found: list[ProtectedPath] = []
 
     def add(rel: str, kind: PathKind, *, seed: bytes | None = None, absent: bool = True) -> None:
-        path = area / rel
-        present = probe(path)
-        if present is None and not (block_absent and absent):
+        if look.probe(area / rel) is None and not (block_absent and absent):
             return
-        if present is None:  # block the topmost missing folder, not just the leaf
-            while path.parent != area and probe(path.parent) is None:
-                path, kind, seed = path.parent, "dir", None
-        found.append(ProtectedPath(path, present or kind, present is not None, seed))
+        found.append(_protect(area / rel, area, look, kind=kind, seed=seed))
 
-    git_kind = probe(area / ".git")
-    if git_kind == "dir":
+    if look.probe(area / ".git") == "dir":
         pinned.append(area / ".git")
         add(".git/hooks", "dir")
         add(".git/config", "file")
@@ -189,8 +194,7 @@ def _project_protections(
         add(".git/config.worktree", "file", absent=False)
         add(".git/worktrees", "dir", absent=False)
         add(".git/modules", "dir", absent=False)
-        for rel, kind, seed in _git_config_targets(area, look):
-            add(rel, kind, seed=seed)
+        found += _git_config_targets([area / ".git/config"], area, look)
     else:  # a worktree's .git file, or no repository: creating one is blocked
         add(".git", "dir")
     add(".z-engine", "dir")
@@ -199,16 +203,21 @@ def _project_protections(
     return pinned, found
 
 
-def _git_config_targets(area: Path, look: _Look) -> list[tuple[str, PathKind, bytes | None]]:
-    """A ``core.hooksPath`` and included config files that live inside ``area``.
+def _git_config_targets(sources: Sequence[Path], top: Path, look: _Look) -> list[ProtectedPath]:
+    """``core.hooksPath`` and included config files that a sandboxed command could write.
 
     Hooks there (husky's ``.husky/_``, say) run on the host at the next commit, and an included
-    config file could set ``core.hooksPath`` again: both stay read-only, and an absent include
-    gets an empty (neutral) config file.
+    config file could set ``core.hooksPath`` again: both stay read-only; an absent include gets
+    an empty (neutral) config file. A relative hooks path is relative to the worktree ``top``.
     """
-    sources = [area / ".git/config", look.home / ".gitconfig", look.home / ".config/git/config"]
     hooks: str | None = None
-    targets: list[tuple[str, PathKind, bytes | None]] = []
+    found: list[ProtectedPath] = []
+
+    def guard(path: Path, kind: PathKind, seed: bytes | None) -> None:
+        area = next((a for a in look.writable if path.is_relative_to(a) and path != a), None)
+        if area is not None:
+            found.append(_protect(path, area, look, kind=kind, seed=seed))
+
     for source in sources:
         text = look.read(source)
         if text is None:
@@ -216,14 +225,10 @@ def _git_config_targets(area: Path, look: _Look) -> list[tuple[str, PathKind, by
         found_hooks, includes = hooks_and_includes(text)
         hooks = found_hooks or hooks
         for include in includes:
-            path = _expand(include, source.parent, look.home)
-            if path.is_relative_to(area) and path != area:
-                targets.append((str(path.relative_to(area)), "file", b""))
+            guard(_expand(include, source.parent, look.home), "file", b"")
     if hooks:
-        path = _expand(hooks, area, look.home)
-        if path.is_relative_to(area) and path != area:
-            targets.append((str(path.relative_to(area)), "dir", None))
-    return targets
+        guard(_expand(hooks, top, look.home), "dir", None)
+    return found
 
 
 def _expand(value: str, base: Path, home: Path) -> Path:
@@ -260,10 +265,8 @@ def derive_profile(
     Raises :class:`SandboxError` when a protected path is a symbolic link (fail closed).
     """
     home = resolve(options.home)
-    look = _Look(probe, resolve, read, home)
-    caches = [home / rel for rel in TOOL_CACHES]
-    if options.platform == "darwin":
-        caches += [home / rel for rel in TOOL_CACHES_MACOS]
+    cache_names = TOOL_CACHES + (TOOL_CACHES_MACOS if options.platform == "darwin" else ())
+    caches = [resolve(home / rel) for rel in cache_names]
     projects = [resolve(p) for p in (options.root, *options.additional_directories)]
     extras = [resolve(p) for p in options.extra_writable]
     temp = resolve(options.temp_dir)
@@ -271,6 +274,7 @@ def derive_profile(
     skipped = tuple(p for p in wanted if probe(p) != "dir")
     writable = _existing(dict.fromkeys([*wanted, *caches]), probe)
     writable.sort(key=lambda p: (len(p.parts), str(p)))
+    look = _Look(probe, resolve, read, home, tuple(writable))
 
     pinned: list[Path] = []
     protected: list[ProtectedPath] = []
@@ -280,6 +284,8 @@ def derive_profile(
         pins, found = _project_protections(area, look, block_absent=area in projects)
         pinned += pins
         protected += found
+    user_configs = [home / ".gitconfig", home / ".config/git/config", Path("/etc/gitconfig")]
+    protected += _git_config_targets(user_configs, projects[0], look)
     _refuse_links([*pinned, *(p.path for p in protected)], look)
     masked: list[Path] = []
     if options.allow_network:
