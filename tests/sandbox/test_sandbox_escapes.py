@@ -42,6 +42,7 @@ LEAVES_THE_LAYOUT = (
     "io_uring",
     "signal",
     "through /proc/1/root",  # unconfined, pid 1 is the machine's init
+    "create a device node",
 )
 
 
@@ -332,6 +333,18 @@ ATTEMPTS = [
         lambda w: "echo 1 > /proc/sys/vm/drop_caches",
         EROFS,
         lambda w: True,
+    ),
+    Attempt(
+        "create a device node for the host's disk",
+        lambda w: f"mknod {w.layout.temp}/disk b 8 0",
+        EPERM,
+        lambda w: not (w.layout.temp / "disk").exists(),
+    ),
+    Attempt(
+        "tamper with zengine's data folder (trust, sessions, sandbox locks)",
+        lambda w: f"echo '{{}}' > {os.environ['ZENGINE_HOME']}/trust.json",
+        EROFS,
+        lambda w: not (Path(os.environ["ZENGINE_HOME"]) / "trust.json").exists(),
     ),
 ]
 

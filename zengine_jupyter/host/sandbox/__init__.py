@@ -1,5 +1,21 @@
 """The sandbox for the agent's commands: profile, bubblewrap and seatbelt backends, detection and
-wrapping (spec: "The sandbox"). Auto-allow, which reads the profile, lives in ``policy``."""
+wrapping (spec: "The sandbox"). Auto-allow, which reads the profile, lives in ``policy``.
+
+How the engine uses it::
+
+    options = SandboxOptions(root=..., temp_dir=..., home=..., enabled=..., allow_network=...,
+                             auto_allow=..., additional_directories=..., extra_writable=...)
+    backend = await detect_backend() if options.enabled else None   # cached; shows .notice
+    plan = plan_shell(options, backend, CommandOrigin.AGENT_BASH, command, cwd)
+    # gate: deny / ask rules and plan mode first; then, for a command that would ask,
+    # policy.decide_auto_allow(AutoAllowRequest(command, cwd, options.auto_allow, plan.profile));
+    # plan.notice set -> show it; the command runs unconfined and the gate asks.
+    done = await run_planned(plan, RunOptions(timeout_s=...))
+    # long-lived (background shells): `with launch(plan) as spec:` around the child's whole life,
+    # spawning spec.argv with pass_fds=spec.pass_fds and env spec.env on top of the allowlist.
+
+``CommandOrigin.USER_BANG`` (``!`` commands) and ``CommandOrigin.HOOK`` are never sandboxed.
+"""
 
 from zengine_jupyter.host.sandbox._backend import (
     BackendName,
