@@ -183,7 +183,7 @@ class _Walker:
             return self._cd(args, cwds)
         if program in ASK_PROGRAMS:
             raise CannotAnalyse(ASK_PROGRAMS[program])
-        if program in _SHELLS and "-c" in args:
+        if program in _SHELLS and _command_flag(args) is not None:
             return self._inner_shell(args, cwds)
         if program == "git":
             targets = git_writes(args)
@@ -196,7 +196,8 @@ class _Walker:
         return cwds
 
     def _inner_shell(self, args: list[Word], cwds: tuple[str, ...]) -> tuple[str, ...]:
-        script = args[args.index("-c") + 1] if args.index("-c") + 1 < len(args) else None
+        at = _command_flag(args)
+        script = args[at + 1] if at is not None and at + 1 < len(args) else None
         if script is None:
             raise CannotAnalyse("sh -c runs a script known only at run time")
         for cwd in cwds:
@@ -211,28 +212,46 @@ class _Walker:
         return tuple(dict.fromkeys(posixpath.normpath(posixpath.join(c, target)) for c in cwds))
 
 
+_VALUE_FLAGS: dict[str, frozenset[str]] = {
+    "nice": frozenset({"-n", "--adjustment"}),
+    "ionice": frozenset({"-c", "-n", "-p", "--class", "--classdata"}),
+    "stdbuf": frozenset({"-i", "-o", "-e", "--input", "--output", "--error"}),
+    "timeout": frozenset({"-s", "-k", "--signal", "--kill-after"}),
+    "env": frozenset({"-u", "--unset"}),
+    "exec": frozenset({"-a"}),
+}
+_ENV_ASK = ("-C", "--chdir", "-S", "--split-string")
+
+
+def _command_flag(args: Sequence[Word]) -> int | None:
+    """Where ``sh``'s ``-c`` is (alone or in a cluster such as ``-lc``), before any operand."""
+    for i, word in enumerate(args):
+        if word is None or not word.startswith("-") or word in ("-", "--"):
+            return None
+        if not word.startswith("--") and "c" in word[1:]:
+            return i
+    return None
+
+
 def _strip_wrapper(words: list[Word]) -> list[Word]:
     """``env A=1 cmd`` -> ``cmd``; ``timeout 5 cmd`` -> ``cmd``; ``nice -n 5 cmd`` -> ``cmd``."""
     head, rest = words[0], words[1:]
+    takes_value = _VALUE_FLAGS.get(str(head), frozenset())
     while (
         rest
         and rest[0] is not None
         and (rest[0].startswith("-") or (head == "env" and "=" in rest[0]))
     ):
-        flag = rest.pop(0)
-        if head in ("nice", "ionice", "stdbuf") and flag in ("-n", "-c", "-i", "-o", "-e") and rest:
-            rest.pop(0)
-        if head == "timeout" and flag in ("-s", "-k", "--signal", "--kill-after") and rest:
+        flag = rest.pop(0) or ""
+        if head == "env" and flag.startswith(_ENV_ASK):
+            raise CannotAnalyse("env -C / -S changes the directory or splits the command")
+        if flag in takes_value and rest:
             rest.pop(0)
     if head == "timeout" and rest:
         rest.pop(0)  # the duration
     if head == "env" and rest and rest[0] is None:
         raise CannotAnalyse("env runs a program known only at run time")
     return rest
-
-
-def _is_env_assignment(head: Word, word: str) -> bool:
-    return head == "env" and "=" in word
 
 
 def _union(first: tuple[str, ...], second: tuple[str, ...]) -> tuple[str, ...]:
