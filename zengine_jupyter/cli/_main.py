@@ -9,6 +9,9 @@ from typing import TYPE_CHECKING
 
 from zengine_jupyter._version import __version__
 from zengine_jupyter.cli._doctor import collect_report, render_report
+from zengine_jupyter.cli._sessions import add_sessions_parser, run_sessions
+from zengine_jupyter.cli._settings import add_settings_parser, run_settings
+from zengine_jupyter.cli._trust import add_trust_parser, run_trust
 from zengine_jupyter.protocol import ZengineError
 
 if TYPE_CHECKING:
@@ -28,6 +31,9 @@ def build_parser() -> argparse.ArgumentParser:
         "doctor", help="show versions, the data folder and which components are installed"
     )
     doctor.add_argument("--json", action="store_true", help="print the report as JSON")
+    add_settings_parser(commands)
+    add_trust_parser(commands)
+    add_sessions_parser(commands)
     return parser
 
 
@@ -47,6 +53,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.command == "doctor":
             return _doctor(args)
+        if args.command == "settings":
+            return run_settings(args)
+        if args.command == "trust":
+            return run_trust(args)
+        if args.command == "sessions":
+            return run_sessions(args, lambda text: sys.stdout.write(text + "\n"))
     except ZengineError as exc:
         sys.stderr.write(f"zengine: {exc}\n")
         return 1

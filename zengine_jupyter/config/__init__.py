@@ -1,4 +1,13 @@
-"""Settings, trust and the folders zengine uses."""
+"""Settings, trust and the folders zengine uses.
+
+The folder helpers load eagerly (``%load_ext`` needs them and they are cheap); the settings
+schema, loader and trust store load on first use, so loading the extension imports no pydantic
+models.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
 
 from zengine_jupyter.config._paths import (
     HOME_ENV,
@@ -7,5 +16,177 @@ from zengine_jupyter.config._paths import (
     notebook_path,
     user_config_dir,
 )
+from zengine_jupyter.protocol._lazy import lazy_exports as _lazy_exports
 
-__all__ = ["HOME_ENV", "data_dir", "find_project_root", "notebook_path", "user_config_dir"]
+if TYPE_CHECKING:
+    from zengine_jupyter.config._effective import (
+        EffectiveSettings,
+        aload_settings,
+        effective_from_layers,
+        load_settings,
+        read_layers,
+        resolve_layers,
+        trust_workspace,
+    )
+    from zengine_jupyter.config._extensions import (
+        MODE_LOOSENESS,
+        CommandGrants,
+        child_mode,
+        may_run_automatic_checks,
+        trusted_grants,
+    )
+    from zengine_jupyter.config._layers import ENV_OVERRIDES, Layer, env_layer, layer_path
+    from zengine_jupyter.config._reference import render_reference
+    from zengine_jupyter.config._restrict import (
+        APPLIED,
+        CAPPED,
+        WITHHELD,
+        ResolvedSettings,
+        restrict_to_user_level,
+    )
+    from zengine_jupyter.config._rules import PermissionRule
+    from zengine_jupyter.config._schema import (
+        AgentsSettings,
+        AppearanceSettings,
+        ContextSettings,
+        DecisionsSettings,
+        ModelSettings,
+        PermissionMode,
+        PermissionsSettings,
+        PriceSettings,
+        ProviderSettings,
+        Settings,
+        WebSettings,
+    )
+    from zengine_jupyter.config._schema_tools import (
+        CheckSettings,
+        HookSettings,
+        HooksSettings,
+        LspServerSettings,
+        LspSettings,
+        McpServerSettings,
+        McpSettings,
+        SandboxSettings,
+        ShellSettings,
+        VerificationSettings,
+        expand_env_refs,
+    )
+    from zengine_jupyter.config._trust import TrustStore
+    from zengine_jupyter.config._write import add_permission_rule, add_rule_to_layer
+
+_LAZY = {
+    "APPLIED": "_restrict",
+    "AgentsSettings": "_schema",
+    "AppearanceSettings": "_schema",
+    "CAPPED": "_restrict",
+    "CheckSettings": "_schema_tools",
+    "CommandGrants": "_extensions",
+    "ContextSettings": "_schema",
+    "DecisionsSettings": "_schema",
+    "ENV_OVERRIDES": "_layers",
+    "EffectiveSettings": "_effective",
+    "HookSettings": "_schema_tools",
+    "HooksSettings": "_schema_tools",
+    "Layer": "_layers",
+    "LspServerSettings": "_schema_tools",
+    "LspSettings": "_schema_tools",
+    "MODE_LOOSENESS": "_extensions",
+    "McpServerSettings": "_schema_tools",
+    "McpSettings": "_schema_tools",
+    "ModelSettings": "_schema",
+    "PermissionMode": "_schema",
+    "PermissionRule": "_rules",
+    "PermissionsSettings": "_schema",
+    "PriceSettings": "_schema",
+    "ProviderSettings": "_schema",
+    "ResolvedSettings": "_restrict",
+    "SandboxSettings": "_schema_tools",
+    "Settings": "_schema",
+    "ShellSettings": "_schema_tools",
+    "TrustStore": "_trust",
+    "VerificationSettings": "_schema_tools",
+    "WITHHELD": "_restrict",
+    "WebSettings": "_schema",
+    "add_permission_rule": "_write",
+    "add_rule_to_layer": "_write",
+    "aload_settings": "_effective",
+    "child_mode": "_extensions",
+    "effective_from_layers": "_effective",
+    "env_layer": "_layers",
+    "expand_env_refs": "_schema_tools",
+    "layer_path": "_layers",
+    "load_settings": "_effective",
+    "read_layers": "_effective",
+    "may_run_automatic_checks": "_extensions",
+    "render_reference": "_reference",
+    "resolve_layers": "_effective",
+    "restrict_to_user_level": "_restrict",
+    "trust_workspace": "_effective",
+    "trusted_grants": "_extensions",
+}
+
+__all__ = [
+    "APPLIED",
+    "CAPPED",
+    "ENV_OVERRIDES",
+    "HOME_ENV",
+    "MODE_LOOSENESS",
+    "WITHHELD",
+    "AgentsSettings",
+    "AppearanceSettings",
+    "CheckSettings",
+    "CommandGrants",
+    "ContextSettings",
+    "DecisionsSettings",
+    "EffectiveSettings",
+    "HookSettings",
+    "HooksSettings",
+    "Layer",
+    "LspServerSettings",
+    "LspSettings",
+    "McpServerSettings",
+    "McpSettings",
+    "ModelSettings",
+    "PermissionMode",
+    "PermissionRule",
+    "PermissionsSettings",
+    "PriceSettings",
+    "ProviderSettings",
+    "ResolvedSettings",
+    "SandboxSettings",
+    "Settings",
+    "ShellSettings",
+    "TrustStore",
+    "VerificationSettings",
+    "WebSettings",
+    "add_permission_rule",
+    "add_rule_to_layer",
+    "aload_settings",
+    "child_mode",
+    "data_dir",
+    "effective_from_layers",
+    "env_layer",
+    "expand_env_refs",
+    "find_project_root",
+    "layer_path",
+    "load_settings",
+    "may_run_automatic_checks",
+    "notebook_path",
+    "read_layers",
+    "render_reference",
+    "resolve_layers",
+    "restrict_to_user_level",
+    "trust_workspace",
+    "trusted_grants",
+    "user_config_dir",
+]
+
+_lazy_getattr, _lazy_dir = _lazy_exports(__name__, _LAZY)
+
+
+def __getattr__(name: str) -> object:
+    return _lazy_getattr(name)
+
+
+def __dir__() -> list[str]:
+    return list(__all__)

@@ -15,10 +15,17 @@ from typing import TYPE_CHECKING
 from zengine_jupyter.protocol import ProcessError, ProcessTimeoutError
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping, Sequence
+    from collections.abc import AsyncIterator, Mapping, Sequence
     from pathlib import Path
 
-__all__ = ["SAFE_ENV_NAMES", "CompletedRun", "RunOptions", "child_environment", "run"]
+__all__ = [
+    "SAFE_ENV_NAMES",
+    "CompletedRun",
+    "RunOptions",
+    "child_environment",
+    "open_process",
+    "run",
+]
 
 SAFE_ENV_NAMES: frozenset[str] = frozenset(
     {
@@ -133,6 +140,40 @@ async def run(argv: Sequence[str], options: RunOptions | None = None) -> Complet
         await _stop(proc)
         raise
     return CompletedRun(tuple(argv), proc.returncode or 0, stdout, stderr)
+
+
+@contextlib.asynccontextmanager
+async def open_process(
+    argv: Sequence[str], options: RunOptions | None = None, *, merge_stderr: bool = False
+) -> AsyncIterator[asyncio.subprocess.Process]:
+    """Start ``argv`` with its stdout piped for streaming; it is stopped when the block exits.
+
+    For readers that may stop early (a listing cut off at a limit) and for commands whose
+    output is streamed. ``options.timeout_s`` is the caller's to enforce; stdin is closed;
+    stderr is discarded, or merged into stdout with ``merge_stderr``.
+    """
+    opts = options or RunOptions()
+    if not argv:
+        raise ProcessError("cannot run an empty command")
+    try:
+        proc = await asyncio.create_subprocess_exec(
+            *argv,
+            cwd=opts.cwd,
+            env=child_environment(opts.env),
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.STDOUT if merge_stderr else asyncio.subprocess.DEVNULL,
+            start_new_session=True,
+        )
+    except OSError as exc:
+        raise ProcessError(
+            f"could not start {argv[0]!r}: {exc.strerror or exc}",
+            hint="check that the program is installed and on PATH",
+        ) from exc
+    try:
+        yield proc
+    finally:
+        await _stop(proc)
 
 
 async def _stop(proc: asyncio.subprocess.Process) -> None:

@@ -8,9 +8,16 @@ The tree (later parts add their branches here, and only here)::
 
     ZengineError                  root; carries ``hint``: what to do next
     ├── ConfigError               a settings file, key or path is wrong
+    │   ├── SettingsFileError     a settings file cannot be parsed or rewritten
+    │   └── TrustStoreError       trust.json cannot be read or written
     ├── ComponentMissingError     a program the feature needs is not installed
     ├── ProcessError              a child process could not start or failed
     │   └── ProcessTimeoutError   a child process outlived its deadline
+    ├── CheckpointError           the shadow repository failed, is busy, or has no such checkpoint
+    ├── ToolError                 a tool call cannot be done as asked; the message goes to the model
+    ├── StoreError                a chat's folder or log cannot be used
+    │   ├── SessionNotFoundError  no chat has that id
+    │   └── SessionLockedError    another process is writing that chat
     ├── SandboxError              the sandbox cannot confine this command as configured
     └── NotAvailableError         the part that does this is not built or not enabled
 
@@ -20,12 +27,19 @@ Messages never contain secrets (API keys, auth headers): house rule 6.
 from __future__ import annotations
 
 __all__ = [
+    "CheckpointError",
     "ComponentMissingError",
     "ConfigError",
     "NotAvailableError",
     "ProcessError",
     "ProcessTimeoutError",
     "SandboxError",
+    "SessionLockedError",
+    "SessionNotFoundError",
+    "SettingsFileError",
+    "StoreError",
+    "ToolError",
+    "TrustStoreError",
     "ZengineError",
 ]
 
@@ -52,6 +66,14 @@ class ConfigError(ZengineError):
     """A settings file, key or folder is missing, malformed or not allowed."""
 
 
+class SettingsFileError(ConfigError):
+    """A settings file does not parse or validate, so it cannot be rewritten safely."""
+
+
+class TrustStoreError(ConfigError):
+    """``trust.json`` is damaged or cannot be written; nothing is trusted until it is fixed."""
+
+
 class ComponentMissingError(ZengineError):
     """A program a feature needs (git, bwrap, node, ...) is not installed."""
 
@@ -76,5 +98,35 @@ class SandboxError(ZengineError):
     """
 
 
+class StoreError(ZengineError):
+    """A chat's folder, log or meta file cannot be read or written."""
+
+
+class SessionNotFoundError(StoreError):
+    """No chat with that id exists in the data folder."""
+
+
+class SessionLockedError(StoreError):
+    """Another writer (process or open handle) holds the chat's lock; readers still work."""
+
+    def __init__(
+        self, message: str, *, hint: str | None = None, holder_pid: int | None = None
+    ) -> None:
+        super().__init__(message, hint=hint)
+        self.holder_pid = holder_pid
+
+
 class NotAvailableError(ZengineError):
     """The part of zengine that does this is not built yet or not enabled here."""
+
+
+class CheckpointError(ZengineError):
+    """A snapshot or restore failed, the shadow repository is busy, or a checkpoint is unknown."""
+
+
+class ToolError(ZengineError):
+    """A tool call cannot be done as asked (bad input, stale read, not unique, ...).
+
+    Its message is returned to the model as the tool's error result, so it says what the
+    model should do instead (for example: read the file again).
+    """

@@ -5,7 +5,8 @@ Importing this package never imports pytest or jupyter_client: the helpers that 
 live in submodules (``pytest_plugin``, ``kernel``).
 """
 
+from zengine_jupyter.testing._http import RecordedRequest, RecordingServer
 from zengine_jupyter.testing._listeners import Listener
 from zengine_jupyter.testing._net import free_port
 
-__all__ = ["Listener", "free_port"]
+__all__ = ["Listener", "RecordedRequest", "RecordingServer", "free_port"]

@@ -1,0 +1,208 @@
+"""The settings schema: every key of ``settings.toml``, its type, default and meaning.
+
+docs/settings.md is generated from these models (``zengine settings --reference``), so a field's
+docstring is its documentation.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import PurePosixPath
+from typing import Literal
+
+from pydantic import Field, field_validator
+
+from zengine_jupyter.config._rules import PermissionRule
+from zengine_jupyter.config._schema_tools import (
+    HooksSettings,
+    LspSettings,
+    McpSettings,
+    ShellSettings,
+    StrictModel,
+    VerificationSettings,
+)
+
+__all__ = [
+    "AgentsSettings",
+    "AppearanceSettings",
+    "ContextSettings",
+    "DecisionsSettings",
+    "ModelSettings",
+    "PermissionMode",
+    "PermissionsSettings",
+    "PriceSettings",
+    "ProviderSettings",
+    "Settings",
+    "WebSettings",
+]
+
+PermissionMode = Literal["default", "accept_edits", "plan", "bypass"]
+
+
+def _http_url(value: str | None) -> str | None:
+    if value is not None and not re.match(r"^https?://[^\s/]+", value):
+        # the value is left out: a URL can carry a token
+        raise ValueError("must be an http:// or https:// URL")
+    return value
+
+
+class ModelSettings(StrictModel):
+    """Which models run which role."""
+
+    main: str | None = None
+    """Model id of the main agent; unset: the provider's default."""
+    fast: str | None = None
+    """Titles, compaction summaries, web-page questions, explore and verify agents; default main."""
+    review: str | None = None
+    """The review agent; default main."""
+    fallbacks: list[str] = Field(default_factory=list)
+    """Tried in order, same provider and key, when a request fails before any text arrived."""
+    effort: Literal["low", "medium", "high", "max"] | None = None
+    """How much a reasoning model thinks first; unset: the model's default."""
+
+
+class ProviderSettings(StrictModel):
+    """Where requests (and your code) are sent."""
+
+    kind: Literal["auto", "anthropic", "openai"] = "auto"
+    """Wire format; auto: Anthropic for anthropic.com hosts, OpenAI-compatible otherwise."""
+    base_url: str | None = None
+    """API endpoint; unset: the provider's public endpoint."""
+
+    _check_url = field_validator("base_url")(_http_url)
+
+
+class PermissionsSettings(StrictModel):
+    """The permission gate: mode and rules (``Tool`` or ``Tool(specifier)``)."""
+
+    mode: PermissionMode = "default"
+    """default: ask before edits and commands; accept_edits: edits in the project run;
+    plan: read-only; bypass: everything runs unless a deny or ask rule matches."""
+    allow: list[str] = Field(default_factory=list)
+    """Calls that run without asking; layers combine these lists."""
+    ask: list[str] = Field(default_factory=list)
+    """Calls that always ask, even when allowed or in bypass; layers combine these lists."""
+    deny: list[str] = Field(default_factory=list)
+    """Calls that never run; deny wins over everything; layers combine these lists."""
+    additional_directories: list[str] = Field(default_factory=list)
+    """Folders outside the project the agent may read and edit; layers combine these lists."""
+    auto_allow_read_only_bash: bool = False
+    """Run Bash commands known to only read (ls, cat, git status, ...) without asking."""
+
+    @field_validator("allow", "ask", "deny")
+    @classmethod
+    def _rules_parse(cls, rules: list[str]) -> list[str]:
+        for rule in rules:
+            PermissionRule.parse(rule)
+        return rules
+
+
+class WebSettings(StrictModel):
+    """The WebFetch and WebSearch tools."""
+
+    enabled: bool = True
+    """Give the agent web tools at all."""
+    allowed_domains: list[str] = Field(default_factory=list)
+    """If set, only these domains (and their subdomains) are fetched."""
+    blocked_domains: list[str] = Field(default_factory=list)
+    """Never fetched."""
+    timeout_s: float = Field(default=30.0, gt=0, le=300)
+    """Seconds before a fetch gives up."""
+
+
+class DecisionsSettings(StrictModel):
+    """The decision model: an optional second opinion on approvals, and its sidecar program."""
+
+    enabled: bool = False
+    """Ask the decision model before showing an approval."""
+    model: str | None = None
+    """Model id it uses; default model.fast."""
+    sidecar: list[str] = Field(default_factory=list)
+    """Optional argv of a local program that answers instead of a model."""
+    timeout_s: float = Field(default=20.0, gt=0, le=300)
+    """Seconds before an unanswered decision falls back to asking you."""
+
+
+class ContextSettings(StrictModel):
+    """What goes into the model's context and when it is compacted."""
+
+    auto_compact: bool = True
+    """Summarise older turns when the context is nearly full."""
+    compact_threshold: float = Field(default=0.85, ge=0.5, le=0.95)
+    """Fraction of the context window at which compaction starts."""
+    instruction_files: list[str] = Field(default_factory=lambda: ["AGENTS.md", "CLAUDE.md"])
+    """Project files read into the system prompt when present (paths inside the project)."""
+
+    @field_validator("instruction_files")
+    @classmethod
+    def _inside_project(cls, files: list[str]) -> list[str]:
+        # An untrusted project may set this: it must not pull ~/.ssh/id_rsa into the prompt.
+        for name in files:
+            parts = PurePosixPath(name.replace("\\", "/")).parts
+            if not parts or name.startswith(("/", "~")) or ".." in parts or ":" in name:
+                raise ValueError(f"{name!r} must be a path inside the project")
+        return files
+
+
+class AppearanceSettings(StrictModel):
+    """How the chat looks."""
+
+    theme: Literal["auto", "light", "dark"] = "auto"
+    """auto follows JupyterLab's theme."""
+    show_cost: bool = True
+    """Show cost in turn footers."""
+    show_thinking: bool = False
+    """Show the model's thinking text expanded."""
+
+
+class AgentsSettings(StrictModel):
+    """Limits for a chat and its subagents."""
+
+    session_cost_cap_usd: float | None = Field(default=None, gt=0)
+    """Stop a chat once it has spent this many US dollars; unset: no cap."""
+
+
+class PriceSettings(StrictModel):
+    """``[pricing."MODEL-ID"]``: USD per 1M tokens; beats the catalog and built-in table."""
+
+    input: float = Field(ge=0)
+    """Uncached input tokens."""
+    output: float = Field(ge=0)
+    """Output tokens (thinking included)."""
+    cache_read: float | None = Field(default=None, ge=0)
+    """Input tokens read from the prompt cache; unset: the catalog's figure, else input."""
+    cache_write: float | None = Field(default=None, ge=0)
+    """Input tokens written to the prompt cache; unset: the catalog's figure, else input."""
+
+
+class Settings(StrictModel):
+    """The whole of one ``settings.toml`` (every table optional) and the effective result."""
+
+    model: ModelSettings = Field(default_factory=ModelSettings)
+    """``[model]``"""
+    provider: ProviderSettings = Field(default_factory=ProviderSettings)
+    """``[provider]``"""
+    permissions: PermissionsSettings = Field(default_factory=PermissionsSettings)
+    """``[permissions]``"""
+    hooks: HooksSettings = Field(default_factory=HooksSettings)
+    """``[[hooks.EVENT]]``"""
+    mcp: McpSettings = Field(default_factory=McpSettings)
+    """``[mcp.servers.NAME]``"""
+    lsp: LspSettings = Field(default_factory=LspSettings)
+    """``[lsp.servers.NAME]``"""
+    verification: VerificationSettings = Field(default_factory=VerificationSettings)
+    """``[verification]``"""
+    shell: ShellSettings = Field(default_factory=ShellSettings)
+    """``[shell]``"""
+    web: WebSettings = Field(default_factory=WebSettings)
+    """``[web]``"""
+    decisions: DecisionsSettings = Field(default_factory=DecisionsSettings)
+    """``[decisions]``"""
+    context: ContextSettings = Field(default_factory=ContextSettings)
+    """``[context]``"""
+    appearance: AppearanceSettings = Field(default_factory=AppearanceSettings)
+    """``[appearance]``"""
+    agents: AgentsSettings = Field(default_factory=AgentsSettings)
+    """``[agents]``"""
+    pricing: dict[str, PriceSettings] = Field(default_factory=dict)
+    """``[pricing."MODEL-ID"]``; an entry in a higher layer replaces one for the same model."""

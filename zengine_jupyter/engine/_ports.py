@@ -1,0 +1,41 @@
+"""The questions a session asks its frontend (design.md "Ports").
+
+The kernel answers with widgets and comm messages, the CLI with a TTY prompt or a fixed
+policy. A frontend that cannot ask (non-interactive) answers deny: never "yes" by default.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from zengine_jupyter.protocol._events import ApprovalDecision, ApprovalRequest
+
+__all__ = ["ApprovalPort", "FixedApprovals", "TrustPort"]
+
+
+class ApprovalPort(Protocol):
+    async def ask(self, request: ApprovalRequest) -> ApprovalDecision:
+        """Ask the user whether a tool call may run; may wait as long as the user takes."""
+        ...
+
+
+class TrustPort(Protocol):
+    async def ask_trust(self, folder: str, withheld: list[str]) -> bool:
+        """Ask whether to trust ``folder``; False means "Not now" (only dismisses)."""
+        ...
+
+
+class FixedApprovals:
+    """A policy answer for non-interactive runs: ``zengine run --yes`` / ``--no``, papermill."""
+
+    def __init__(self, allow: bool, message: str | None = None) -> None:
+        self.allow = allow
+        self.message = message or "denied: this run is non-interactive and nobody could approve"
+
+    async def ask(self, request: ApprovalRequest) -> ApprovalDecision:
+        if self.allow:
+            return ApprovalDecision(action="allow_once")
+        return ApprovalDecision(action="deny", message=self.message)
+
+    async def ask_trust(self, folder: str, withheld: list[str]) -> bool:
+        return False

@@ -1,0 +1,39 @@
+"""The built-in tools: Read, Write, Edit, NotebookEdit, Glob, Grep, Bash (and its
+background shells). Later parts register Verify, LSP, Task and the MCP tools beside them."""
+
+from typing import Any
+
+from zengine_jupyter.engine.tools._base import Tool, ToolContext, ToolInput, ToolKind, ToolOutput
+from zengine_jupyter.engine.tools._bash import BashOutputTool, BashTool, KillShellTool
+from zengine_jupyter.engine.tools._files import EditTool, ReadTool, ReadTracker, WriteTool
+from zengine_jupyter.engine.tools._notebook_edit import NotebookEditTool
+from zengine_jupyter.engine.tools._search import GlobTool, GrepTool
+from zengine_jupyter.engine.tools._shells import ShellRunner
+
+__all__ = [
+    "BashOutputTool",
+    "BashTool",
+    "EditTool",
+    "GlobTool",
+    "GrepTool",
+    "KillShellTool",
+    "NotebookEditTool",
+    "ReadTool",
+    "ReadTracker",
+    "ShellRunner",
+    "Tool",
+    "ToolContext",
+    "ToolInput",
+    "ToolKind",
+    "ToolOutput",
+    "WriteTool",
+    "builtin_tools",
+]
+
+
+def builtin_tools() -> list[Tool[Any]]:
+    """One instance of each built-in tool, in the order the model sees them."""
+    return [
+        ReadTool(), WriteTool(), EditTool(), NotebookEditTool(), GlobTool(), GrepTool(),
+        BashTool(), BashOutputTool(), KillShellTool(),
+    ]  # fmt: skip

@@ -1,0 +1,131 @@
+"""What every built-in tool shares: its input model, the context it runs in, its output."""
+
+from __future__ import annotations
+
+import asyncio
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, Literal, TypeVar
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from zengine_jupyter.protocol._errors import ToolError
+
+if TYPE_CHECKING:
+    from zengine_jupyter.engine.tools._files import ReadTracker
+    from zengine_jupyter.engine.tools._shells import ShellRunner
+
+__all__ = ["Tool", "ToolContext", "ToolInput", "ToolKind", "ToolOutput"]
+
+ToolKind = Literal["read", "edit", "execute", "other"]
+"""How the permission gate sees a tool: reading tools run by default, edits and commands ask."""
+
+INLINE_LIMIT = 30_000
+"""Characters of output a tool returns inline; the rest goes to an artifact."""
+
+
+class ToolInput(BaseModel):
+    """Base of every tool's arguments: unknown keys are an error the model can read."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+@dataclass(frozen=True)
+class ToolOutput:
+    """A tool's result as the model will read it."""
+
+    content: str
+    is_error: bool = False
+    artifact: Path | None = None
+    """Where the whole output was saved when ``content`` holds only its end."""
+    changed_paths: tuple[Path, ...] = ()
+    """Files the call wrote (for after-write diagnostics and the verification badge)."""
+    diff: str | None = None
+    """A unified diff of what an edit changed, for the frontends' tool cards."""
+
+
+@dataclass
+class ToolContext:
+    """Everything a tool may touch for one session."""
+
+    root: Path
+    """The project (or a worktree agent's own worktree)."""
+    artifacts: Path
+    """The session's artifacts folder (long outputs)."""
+    reads: ReadTracker
+    shells: ShellRunner
+    additional_directories: tuple[Path, ...] = ()
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def resolve(self, raw: str) -> Path:
+        """A path the model gave: relative to the project root, ``~`` expanded, normalised."""
+        path = Path(raw).expanduser()
+        if not path.is_absolute():
+            path = self.root / path
+        return Path(_normpath(path))
+
+    def display(self, path: Path) -> str:
+        """``path`` as the model should see it: relative inside the project."""
+        try:
+            return path.relative_to(self.root).as_posix()
+        except ValueError:
+            return str(path)
+
+
+def _normpath(path: Path) -> str:
+    import os.path
+
+    return os.path.normpath(path)
+
+
+InputT = TypeVar("InputT", bound=ToolInput)
+
+
+class Tool(ABC, Generic[InputT]):
+    """A built-in tool. Subclasses set ``name``, ``kind``, ``Input`` and implement ``run``."""
+
+    name: ClassVar[str]
+    kind: ClassVar[ToolKind]
+    description: ClassVar[str]
+    Input: type[InputT]
+
+    def input_schema(self) -> dict[str, Any]:
+        """The JSON schema the model sees for the arguments."""
+        schema = self.Input.model_json_schema()
+        schema.pop("title", None)
+        return schema
+
+    def parse(self, arguments: dict[str, Any]) -> InputT:
+        """Validate the model's arguments; a mistake becomes a :class:`ToolError` it can fix."""
+        try:
+            return self.Input.model_validate(arguments)
+        except ValidationError as exc:
+            problems = "; ".join(
+                f"{'.'.join(map(str, e['loc'])) or 'input'}: {e['msg']}" for e in exc.errors()
+            )
+            raise ToolError(f"{self.name}: invalid arguments: {problems}") from None
+
+    def paths(self, args: InputT, ctx: ToolContext) -> list[Path]:
+        """Files or folders the call reads or writes (the gate checks them against rules)."""
+        return []
+
+    def command(self, args: InputT) -> str | None:
+        """The shell command the call runs, if any (for Bash rules)."""
+        return None
+
+    @abstractmethod
+    async def run(self, args: InputT, ctx: ToolContext) -> ToolOutput:
+        """Do the call. Raise :class:`ToolError` for a mistake the model should correct."""
+
+    async def call(self, arguments: dict[str, Any], ctx: ToolContext) -> ToolOutput:
+        """Parse and run; errors come back as an error output, never as an exception."""
+        try:
+            return await self.run(self.parse(arguments), ctx)
+        except ToolError as exc:
+            return ToolOutput(str(exc), is_error=True)
+
+
+async def in_thread(func: Any, *args: Any) -> Any:
+    """Run blocking file work off the event loop."""
+    return await asyncio.to_thread(func, *args)

@@ -1,0 +1,117 @@
+"""NotebookEdit: insert, replace or delete one cell, keeping the notebook valid."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Literal
+
+import nbformat
+from pydantic import Field
+
+from zengine_jupyter.engine.tools._base import Tool, ToolContext, ToolInput, ToolOutput, in_thread
+from zengine_jupyter.engine.tools._files import unified_diff, write_atomic
+from zengine_jupyter.engine.tools._notebook_view import load_notebook
+from zengine_jupyter.protocol._errors import ToolError
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+__all__ = ["NotebookEditTool"]
+
+
+class NotebookEditInput(ToolInput):
+    path: str = Field(description="The .ipynb file (Read it first).")
+    mode: Literal["replace", "insert", "delete"] = "replace"
+    cell_id: str | None = Field(None, description="Id of the cell to change (from Read).")
+    index: int | None = Field(None, ge=0, description="Cell position, when no id is given.")
+    cell_type: Literal["code", "markdown", "raw"] | None = Field(
+        None, description="Type of an inserted cell, or a new type for a replaced one."
+    )
+    source: str = Field("", description="The cell's new source (unused for delete).")
+
+
+class NotebookEditTool(Tool[NotebookEditInput]):
+    name = "NotebookEdit"
+    kind = "edit"
+    description = (
+        "Change one cell of a Jupyter notebook: replace its source, insert a new cell after "
+        "it (or at index), or delete it. Identify the cell by the id Read shows."
+    )
+    Input = NotebookEditInput
+
+    def paths(self, args: NotebookEditInput, ctx: ToolContext) -> list[Path]:
+        return [ctx.resolve(args.path)]
+
+    async def run(self, args: NotebookEditInput, ctx: ToolContext) -> ToolOutput:
+        path = ctx.resolve(args.path)
+        shown = ctx.display(path)
+        if path.suffix != ".ipynb":
+            raise ToolError(f"{shown} is not a notebook: use Edit for other files")
+        if not path.exists():
+            raise ToolError(f"{shown} does not exist: create notebooks with Write")
+        ctx.reads.require_fresh(path, shown)
+        before, after, summary = await in_thread(_edit, path, args)
+        await in_thread(write_atomic, path, after)
+        ctx.reads.record(path)
+        return ToolOutput(
+            f"{summary} in {shown}", changed_paths=(path,), diff=unified_diff(shown, before, after)
+        )
+
+
+def _edit(path: Path, args: NotebookEditInput) -> tuple[str, str, str]:
+    before = path.read_text("utf-8")
+    nb = load_notebook(path)
+    if args.mode == "insert":
+        if args.cell_id is not None:
+            at = _by_id(nb, args.cell_id) + 1
+        else:
+            at = len(nb.cells) if args.index is None else min(args.index, len(nb.cells))
+        cell = _new_cell(args.cell_type or "code", args.source)
+        nb.cells.insert(at, cell)
+        summary = f"Inserted {cell.cell_type} cell {at} (id={cell.id})"
+    else:
+        position = _target(nb, args)
+        if args.mode == "delete":
+            removed = nb.cells.pop(position)
+            summary = f"Deleted cell {position} (id={removed.get('id')})"
+        else:
+            old = nb.cells[position]
+            if args.cell_type and args.cell_type != old.cell_type:
+                new = _new_cell(args.cell_type, args.source)
+                new.id = old.get("id", new.id)
+                nb.cells[position] = new
+            else:
+                old.source = args.source
+                if old.cell_type == "code":
+                    old.outputs, old.execution_count = [], None
+            summary = f"Replaced cell {position} (id={nb.cells[position].get('id')})"
+    try:
+        nbformat.validate(nb)
+    except nbformat.ValidationError as exc:
+        raise ToolError(f"the edit would make the notebook invalid: {exc.message}") from None
+    return before, nbformat.writes(nb) + "\n", summary
+
+
+def _by_id(nb: Any, cell_id: str) -> int:
+    for index, cell in enumerate(nb.cells):
+        if cell.get("id") == cell_id:
+            return index
+    ids = ", ".join(str(c.get("id")) for c in nb.cells[:30])
+    raise ToolError(f"no cell with id {cell_id!r}; the notebook's ids are: {ids}")
+
+
+def _target(nb: Any, args: NotebookEditInput) -> int:
+    if args.cell_id is not None:
+        return _by_id(nb, args.cell_id)
+    if args.index is None:
+        raise ToolError(f"{args.mode} needs cell_id (from Read) or index")
+    if args.index >= len(nb.cells):
+        raise ToolError(f"index {args.index} is past the last cell ({len(nb.cells) - 1})")
+    return args.index
+
+
+def _new_cell(cell_type: str, source: str) -> Any:
+    if cell_type == "markdown":
+        return nbformat.v4.new_markdown_cell(source)
+    if cell_type == "raw":
+        return nbformat.v4.new_raw_cell(source)
+    return nbformat.v4.new_code_cell(source)

@@ -1,0 +1,153 @@
+"""Glob and Grep: find files by name and by content, ignores respected."""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING, Literal
+
+from pydantic import Field
+
+from zengine_jupyter.engine.tools._base import Tool, ToolContext, ToolInput, ToolOutput, in_thread
+from zengine_jupyter.engine.tools._listing import compile_glob, list_files
+from zengine_jupyter.protocol._errors import ToolError
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+__all__ = ["GlobTool", "GrepTool"]
+
+MAX_RESULTS = 200
+_MAX_GREP_BYTES = 8 * 1024 * 1024
+
+
+class GlobInput(ToolInput):
+    pattern: str = Field(description="Path glob, e.g. **/*.py or src/**/test_*.py")
+    path: str = Field(".", description="Folder to search in (default: the project).")
+
+
+class GlobTool(Tool[GlobInput]):
+    name = "Glob"
+    kind = "read"
+    description = (
+        "Find files by path pattern (** crosses folders). Ignored files are left out. Newest first."
+    )
+    Input = GlobInput
+
+    def paths(self, args: GlobInput, ctx: ToolContext) -> list[Path]:
+        return [ctx.resolve(args.path)]
+
+    async def run(self, args: GlobInput, ctx: ToolContext) -> ToolOutput:
+        folder = ctx.resolve(args.path)
+        if not folder.is_dir():
+            raise ToolError(f"{ctx.display(folder)} is not a folder")
+        matches: list[Path] = await in_thread(_glob, folder, args.pattern, await list_files(folder))
+        if not matches:
+            return ToolOutput(f"no files match {args.pattern} in {ctx.display(folder)}")
+        lines = [ctx.display(p) for p in matches[:MAX_RESULTS]]
+        if len(matches) > MAX_RESULTS:
+            lines.append(f"[{len(matches) - MAX_RESULTS} more; narrow the pattern]")
+        return ToolOutput("\n".join(lines))
+
+
+def _glob(folder: Path, pattern: str, files: list[Path]) -> list[Path]:
+    regex = compile_glob(pattern.removeprefix("./"))
+    found = [p for p in files if regex.match(p.relative_to(folder).as_posix())]
+    return sorted(found, key=lambda p: p.stat().st_mtime_ns, reverse=True)
+
+
+class GrepInput(ToolInput):
+    pattern: str = Field(description="Regular expression (Python syntax).")
+    path: str = Field(".", description="File or folder to search.")
+    glob: str | None = Field(None, description="Only files matching this glob, e.g. *.py")
+    output_mode: Literal["files_with_matches", "content", "count"] = "files_with_matches"
+    case_insensitive: bool = False
+    context: int = Field(0, ge=0, le=20, description="Lines of context (content mode).")
+    head_limit: int = Field(MAX_RESULTS, ge=1, le=2000, description="At most this many lines.")
+
+
+class GrepTool(Tool[GrepInput]):
+    name = "Grep"
+    kind = "read"
+    description = (
+        "Search file contents with a regular expression. Modes: files_with_matches "
+        "(default), content (matching lines with numbers), count. Ignored files are left out."
+    )
+    Input = GrepInput
+
+    def paths(self, args: GrepInput, ctx: ToolContext) -> list[Path]:
+        return [ctx.resolve(args.path)]
+
+    async def run(self, args: GrepInput, ctx: ToolContext) -> ToolOutput:
+        try:
+            regex = re.compile(args.pattern, re.IGNORECASE if args.case_insensitive else 0)
+        except re.error as exc:
+            raise ToolError(f"invalid regular expression {args.pattern!r}: {exc}") from None
+        target = ctx.resolve(args.path)
+        if not target.exists():
+            raise ToolError(f"{ctx.display(target)} does not exist")
+        files = [target] if target.is_file() else await list_files(target)
+        lines: list[str] = await in_thread(_grep, target, files, regex, args, ctx)
+        if not lines:
+            return ToolOutput(f"no matches for {args.pattern!r}")
+        if len(lines) > args.head_limit:
+            extra = len(lines) - args.head_limit
+            lines = [*lines[: args.head_limit], f"[{extra} more lines; narrow the search]"]
+        return ToolOutput("\n".join(lines))
+
+
+def _grep(
+    target: Path, files: list[Path], regex: re.Pattern[str], args: GrepInput, ctx: ToolContext
+) -> list[str]:
+    if args.glob:
+        pattern = compile_glob(args.glob)
+        base = target if target.is_dir() else target.parent
+        files = [
+            f for f in files
+            if pattern.match(f.name if "/" not in args.glob else f.relative_to(base).as_posix())
+        ]  # fmt: skip
+    out: list[str] = []
+    for path in sorted(files):
+        text = _text_of(path)
+        if text is None:
+            continue
+        lines = text.splitlines()
+        hits = [i for i, line in enumerate(lines) if regex.search(line)]
+        if not hits:
+            continue
+        shown = ctx.display(path)
+        if args.output_mode == "files_with_matches":
+            out.append(shown)
+        elif args.output_mode == "count":
+            out.append(f"{shown}:{len(hits)}")
+        else:
+            out.extend(_with_context(shown, lines, hits, args.context))
+        if len(out) > args.head_limit + 1:
+            break
+    return out
+
+
+def _with_context(shown: str, lines: list[str], hits: list[int], context: int) -> list[str]:
+    keep = sorted(
+        {j for i in hits for j in range(i - context, i + context + 1) if 0 <= j < len(lines)}
+    )
+    hit_set = set(hits)
+    out, previous = [], -2
+    for j in keep:
+        if context and previous >= 0 and j != previous + 1:
+            out.append("--")
+        sep = ":" if j in hit_set else "-"
+        out.append(f"{shown}{sep}{j + 1}{sep}{lines[j][:500]}")
+        previous = j
+    return out
+
+
+def _text_of(path: Path) -> str | None:
+    try:
+        if path.stat().st_size > _MAX_GREP_BYTES:
+            return None
+        data = path.read_bytes()
+    except OSError:
+        return None
+    if b"\0" in data[:8192]:
+        return None
+    return data.decode("utf-8", "replace")

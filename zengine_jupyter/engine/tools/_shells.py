@@ -1,0 +1,151 @@
+"""Running the agent's shell commands: foreground with a deadline, or in the background.
+
+The runner owns every process it starts; ``aclose()`` stops them all. A sandbox, when on,
+is applied by the ``wrap`` function the session gives it (commands the user types and hook
+scripts never come through here).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from zengine_jupyter.host._process import RunOptions, open_process
+from zengine_jupyter.protocol._errors import ToolError
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping
+    from pathlib import Path
+
+__all__ = ["BackgroundShell", "CommandResult", "ShellRunner"]
+
+_KEEP_BYTES = 1 << 20  # in-memory tail of a background shell's output
+
+
+@dataclass(frozen=True)
+class CommandResult:
+    exit_code: int | None
+    """None when the command was stopped at its deadline."""
+    output: bytes
+    artifact: Path
+    """The whole output, always saved (the model sees the end of it)."""
+
+
+@dataclass
+class BackgroundShell:
+    id: str
+    command: str
+    artifact: Path
+    task: asyncio.Task[int] | None = None
+    buffer: bytearray = field(default_factory=bytearray)
+    read_upto: int = 0
+    total: int = 0
+    exit_code: int | None = None
+
+
+def _identity(argv: list[str]) -> list[str]:
+    return argv
+
+
+class ShellRunner:
+    """Runs ``bash -c COMMAND`` in the project, its output captured to artifacts."""
+
+    def __init__(
+        self,
+        root: Path,
+        artifacts: Path,
+        *,
+        wrap: Callable[[list[str]], list[str]] = _identity,
+        env: Mapping[str, str] | None = None,
+    ) -> None:
+        self.root = root
+        self.artifacts = artifacts
+        self.wrap = wrap
+        self.env = dict(env or {})
+        self._counter = itertools.count(1)
+        self._background: dict[str, BackgroundShell] = {}
+
+    def _argv(self, command: str) -> list[str]:
+        return self.wrap(["bash", "-c", command])
+
+    def _artifact(self, kind: str) -> Path:
+        self.artifacts.mkdir(parents=True, exist_ok=True)
+        return self.artifacts / f"{kind}-{next(self._counter):04d}.log"
+
+    async def run(self, command: str, timeout_s: float) -> CommandResult:
+        """Run to completion (or until ``timeout_s``); combined stdout and stderr."""
+        artifact = self._artifact("bash")
+        chunks: list[bytes] = []
+        exit_code: int | None = None
+        options = RunOptions(cwd=self.root, env=self.env)
+        with artifact.open("wb") as log:
+            async with open_process(self._argv(command), options, merge_stderr=True) as proc:
+                assert proc.stdout is not None
+                try:
+                    async with asyncio.timeout(timeout_s):
+                        while chunk := await proc.stdout.read(1 << 16):
+                            log.write(chunk)
+                            chunks.append(chunk)
+                        exit_code = await proc.wait()
+                except TimeoutError:
+                    exit_code = None
+        return CommandResult(exit_code, b"".join(chunks), artifact)
+
+    # ------------------------------------------------------------------ background
+    def start(self, command: str) -> BackgroundShell:
+        """Start ``command`` in the background; read it with :meth:`read`."""
+        shell = BackgroundShell(
+            id=f"shell-{len(self._background) + 1}",
+            command=command,
+            artifact=self._artifact("shell"),
+        )
+        shell.task = asyncio.get_running_loop().create_task(self._pump(shell))
+        self._background[shell.id] = shell
+        return shell
+
+    async def _pump(self, shell: BackgroundShell) -> int:
+        options = RunOptions(cwd=self.root, env=self.env)
+        with shell.artifact.open("wb") as log:
+            async with open_process(self._argv(shell.command), options, merge_stderr=True) as proc:
+                assert proc.stdout is not None
+                while chunk := await proc.stdout.read(1 << 16):
+                    log.write(chunk)
+                    log.flush()
+                    shell.buffer += chunk
+                    shell.total += len(chunk)
+                    if len(shell.buffer) > _KEEP_BYTES:
+                        drop = len(shell.buffer) - _KEEP_BYTES
+                        del shell.buffer[:drop]
+                        shell.read_upto = max(0, shell.read_upto - drop)
+                shell.exit_code = await proc.wait()
+        return shell.exit_code
+
+    def get(self, shell_id: str) -> BackgroundShell:
+        shell = self._background.get(shell_id)
+        if shell is None:
+            known = ", ".join(self._background) or "none"
+            raise ToolError(f"no background shell {shell_id!r}; running or finished: {known}")
+        return shell
+
+    def read(self, shell_id: str) -> tuple[BackgroundShell, bytes]:
+        """New output of a background shell since the last read."""
+        shell = self.get(shell_id)
+        new = bytes(shell.buffer[shell.read_upto :])
+        shell.read_upto = len(shell.buffer)
+        return shell, new
+
+    async def kill(self, shell_id: str) -> BackgroundShell:
+        shell = self.get(shell_id)
+        if shell.task is not None and not shell.task.done():
+            shell.task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await shell.task
+        return shell
+
+    async def aclose(self) -> None:
+        """Stop every background shell (idempotent)."""
+        for shell_id in list(self._background):
+            await self.kill(shell_id)

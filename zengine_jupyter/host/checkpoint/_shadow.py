@@ -1,0 +1,281 @@
+"""The shadow repository of one project: snapshots chained on one ref, in the data folder."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+from datetime import UTC, datetime
+from pathlib import Path
+
+from zengine_jupyter.host._process import RunOptions, open_process, run
+from zengine_jupyter.host.checkpoint._git import (
+    CHECKPOINT_REF,
+    FIRST_SNAPSHOT_CONFIG,
+    ShadowPaths,
+    git_argv,
+    git_env,
+    project_key,
+)
+from zengine_jupyter.host.checkpoint._lock import repository_lock
+from zengine_jupyter.host.checkpoint._scan import (
+    MAX_FILES,
+    Scan,
+    classify,
+    parse_status,
+    read_index_count,
+)
+from zengine_jupyter.protocol._checkpoint import CheckpointInfo, CheckpointsOff, NotStored
+from zengine_jupyter.protocol._errors import CheckpointError, ProcessError
+
+__all__ = ["ShadowRepository", "unsafe_root_reason"]
+
+_STATUS = (
+    "status",
+    "--porcelain=v1",
+    "-z",
+    "--untracked-files=all",
+    "--no-renames",
+    "--ignore-submodules=all",
+)
+_STATUS_CONFIG = (("status.showUntrackedFiles", "all"), ("status.renames", "false"))
+# Highest-precedence attributes: store and restore bytes exactly, whatever .gitattributes says.
+_ATTRIBUTES = "* -text !eol -filter -ident -working-tree-encoding\n"
+_ALWAYS_EXCLUDED = ("/.z-engine/worktrees/",)
+
+
+def unsafe_root_reason(root: Path) -> str | None:
+    """Why ``root`` must not be checkpointed (a home folder or a filesystem root), else None."""
+    if root == Path(root.anchor):
+        return f"checkpoints are off: {root} is a filesystem root, not a project folder"
+    if root == Path.home().resolve():
+        return f"checkpoints are off: {root} is your home folder; open a project folder instead"
+    return None
+
+
+class ShadowRepository:
+    """Snapshots of ``root`` kept in ``data_dir/checkpoints/<key>/``; the user's .git is never
+    written. Calls on one project are serialised by a file lock across processes."""
+
+    def __init__(self, root: Path, data_dir: Path, *, git: str = "git") -> None:
+        self.root = root.resolve()
+        self.paths = ShadowPaths(data_dir / "checkpoints" / project_key(self.root), self.root)
+        self._git_program = git
+        self._env = git_env(self.paths)
+
+    # ------------------------------------------------------------------ git plumbing
+    async def git(
+        self,
+        *args: str,
+        stdin: bytes | None = None,
+        config: tuple[tuple[str, str], ...] = (),
+        check: bool = True,
+        env: dict[str, str] | None = None,
+    ) -> bytes:
+        argv = git_argv(self.paths, *args, extra_config=config, git=self._git_program)
+        options = RunOptions(cwd=self.root, env=env or self._env, stdin=stdin, timeout_s=600)
+        try:
+            done = await run(argv, options)
+        except ProcessError as exc:
+            raise CheckpointError(f"git {args[0]} failed for {self.root}: {exc}") from exc
+        if check and not done.ok:
+            err = done.stderr.decode("utf-8", "replace").strip()
+            raise CheckpointError(
+                f"git {args[0]} failed in the checkpoint repository of {self.root}: {err}",
+                hint=f"the shadow repository is {self.paths.git_dir}; removing it resets "
+                "checkpoints for this project (your files are not affected)",
+            )
+        return done.stdout
+
+    async def _ensure_initialised(self) -> None:
+        git_dir = self.paths.git_dir
+        if not (git_dir / "HEAD").exists():
+            git_dir.mkdir(parents=True, exist_ok=True)
+            no_work_tree = {k: v for k, v in self._env.items() if k != "GIT_WORK_TREE"}
+            await self.git("init", "--quiet", "--bare", str(git_dir), env=no_work_tree)
+            await self.git("config", "core.bare", "false")
+            await self.git("symbolic-ref", "HEAD", CHECKPOINT_REF)
+            (git_dir / "info").mkdir(exist_ok=True)
+            (git_dir / "info" / "attributes").write_text(_ATTRIBUTES)
+        self._write_if_changed(self.paths.exclude_file, self._exclude_text())
+
+    def _exclude_text(self) -> str:
+        lines = ["# written by zengine: the user's info/exclude, then zengine's own", ""]
+        user_exclude = _user_git_dir(self.root)
+        if user_exclude is not None:
+            with contextlib.suppress(OSError):
+                lines.append((user_exclude / "info" / "exclude").read_text("utf-8", "replace"))
+        lines += _ALWAYS_EXCLUDED
+        return "\n".join(lines) + "\n"
+
+    @staticmethod
+    def _write_if_changed(path: Path, text: str) -> None:
+        try:
+            if path.read_text("utf-8") == text:
+                return  # unchanged: keeps git's untracked cache valid
+        except OSError:
+            pass
+        tmp = path.with_suffix(".tmp")
+        tmp.write_text(text, "utf-8")
+        tmp.replace(path)
+
+    # ------------------------------------------------------------------ snapshot
+    async def snapshot(self, message: str) -> CheckpointInfo | CheckpointsOff:
+        """Store the project's files now. Unchanged files cost only a stat."""
+        reason = unsafe_root_reason(self.root)
+        if reason is not None:
+            return CheckpointsOff(reason=reason, kind="unsafe_root")
+        async with repository_lock(self.paths.lock_file):
+            return await self.snapshot_locked(message)
+
+    async def snapshot_locked(self, message: str) -> CheckpointInfo | CheckpointsOff:
+        """:meth:`snapshot` for a caller that already holds :attr:`lock`."""
+        await self._ensure_initialised()
+        scan = await self._scan()
+        if scan is None:
+            return CheckpointsOff(
+                kind="too_many_files",
+                reason=f"checkpoints are off: {self.root} has more than "
+                f"{MAX_FILES:,} files (not counting ignored ones); add big folders "
+                "to .gitignore to turn them back on",
+            )
+        return await self._commit(scan, message)
+
+    def lock(self) -> contextlib.AbstractAsyncContextManager[None]:
+        """The repository's inter-process lock (restore holds it across snapshot and writes)."""
+        return repository_lock(self.paths.lock_file)
+
+    async def _scan(self) -> Scan | None:
+        """Status of the work tree against the shadow index; None past MAX_FILES files."""
+        budget = MAX_FILES - read_index_count(self.paths.index_file)
+        scan = Scan()
+        argv = git_argv(self.paths, *_STATUS, extra_config=_STATUS_CONFIG, git=self._git_program)
+        async with open_process(argv, RunOptions(cwd=self.root, env=self._env)) as proc:
+            assert proc.stdout is not None
+            pending = b""
+            while chunk := await proc.stdout.read(1 << 16):
+                head, _, pending = (pending + chunk).rpartition(b"\0")
+                classify(parse_status(head), self.root, scan)
+                if scan.untracked > budget:
+                    return None
+            classify(parse_status(pending), self.root, scan)
+            if await proc.wait() != 0:
+                raise CheckpointError(f"git status failed in {self.root}")
+        return None if scan.untracked > budget else scan
+
+    async def _commit(self, scan: Scan, message: str) -> CheckpointInfo:
+        first = read_index_count(self.paths.index_file) == 0
+        config = FIRST_SNAPSHOT_CONFIG if first else ()
+        present = [p for p in scan.remove if (self.root / p).exists()]
+        if scan.update or len(present) < len(scan.remove):
+            paths = scan.update + [p for p in scan.remove if p not in present]
+            await self.git(
+                "update-index", "--add", "--remove", "-z", "--stdin",
+                stdin=_nul_join(paths), config=config,
+            )  # fmt: skip
+        if present:  # now too large: drop from the snapshot, leave the file alone
+            await self.git(
+                "update-index", "--force-remove", "-z", "--stdin", stdin=_nul_join(present)
+            )
+        tree = (await self.git("write-tree")).decode().strip()
+        head = await self._read_head()  # under the lock: another process may have moved it
+        if head is not None and head[1] == tree:
+            previous = await self.get(head[0])
+            if previous.not_stored == scan.not_stored:
+                return previous
+        now = datetime.now(UTC).replace(microsecond=0)
+        count = read_index_count(self.paths.index_file)
+        body = {
+            "file_count": count,
+            "not_stored": [n.model_dump(exclude_none=True) for n in scan.not_stored],
+        }
+        text = f"{message.strip() or 'checkpoint'}\n\nzengine: {json.dumps(body)}\n"
+        parent = ["-p", head[0]] if head else []
+        commit = await self.git("commit-tree", tree, *parent, "-F", "-", stdin=text.encode())
+        commit_id = commit.decode().strip()
+        await self.git("update-ref", CHECKPOINT_REF, commit_id, *([head[0]] if head else []))
+        return CheckpointInfo(
+            id=commit_id,
+            message=message.strip() or "checkpoint",
+            created=now,
+            file_count=count,
+            not_stored=scan.not_stored,
+        )
+
+    async def _read_head(self) -> tuple[str, str] | None:
+        """(commit, tree) of the checkpoint ref, or None before the first snapshot."""
+        out = await self.git(
+            "rev-parse", f"{CHECKPOINT_REF}^{{commit}}", f"{CHECKPOINT_REF}^{{tree}}",
+            check=False,
+        )  # fmt: skip
+        lines = out.decode().split()
+        if len(lines) != 2 or not all(len(x) == 40 for x in lines):
+            return None
+        return lines[0], lines[1]
+
+    # ------------------------------------------------------------------ reading
+    async def list(self) -> list[CheckpointInfo]:
+        """Every snapshot, newest first."""
+        if not (self.paths.git_dir / "HEAD").exists():
+            return []
+        if not (await self.git("rev-parse", "-q", "--verify", CHECKPOINT_REF, check=False)):
+            return []
+        out = await self.git("log", "--format=%H%x1f%ct%x1f%B%x1e", CHECKPOINT_REF)
+        return [
+            _parse_log_entry(e) for e in out.decode("utf-8", "replace").split("\x1e") if e.strip()
+        ]
+
+    async def get(self, checkpoint_id: str) -> CheckpointInfo:
+        """One snapshot by id (a full or unique abbreviated commit id)."""
+        if not checkpoint_id or not all(c in "0123456789abcdef" for c in checkpoint_id):
+            raise CheckpointError(f"{checkpoint_id!r} is not a checkpoint id")
+        out = await self.git(
+            "log", "-1", "--format=%H%x1f%ct%x1f%B%x1e", f"{checkpoint_id}^{{commit}}", "--",
+            check=False,
+        )  # fmt: skip
+        if not out.strip():
+            raise CheckpointError(
+                f"no checkpoint {checkpoint_id} for {self.root}",
+                hint="list them with `zengine checkpoints list SESSION`",
+            )
+        return _parse_log_entry(out.decode("utf-8", "replace").split("\x1e")[0])
+
+
+def _parse_log_entry(entry: str) -> CheckpointInfo:
+    commit, created, body = entry.strip("\n").split("\x1f", 2)
+    title = body.split("\n", 1)[0]
+    meta: dict[str, object] = {}
+    for line in body.splitlines():
+        if line.startswith("zengine: "):
+            meta = json.loads(line.removeprefix("zengine: "))
+    raw_not_stored = meta.get("not_stored", [])
+    return CheckpointInfo(
+        id=commit,
+        message=title,
+        created=datetime.fromtimestamp(int(created), UTC),
+        file_count=int(str(meta.get("file_count", 0))),
+        not_stored=[NotStored.model_validate(n) for n in raw_not_stored]
+        if isinstance(raw_not_stored, list)
+        else [],
+    )
+
+
+def _nul_join(paths: list[str]) -> bytes:
+    return b"".join(os.fsencode(p) + b"\0" for p in paths)
+
+
+def _user_git_dir(root: Path) -> Path | None:
+    """The user's git folder for ``root`` (read only, for its info/exclude)."""
+    dot_git = root / ".git"
+    if dot_git.is_dir():
+        return dot_git
+    if dot_git.is_file():
+        text = dot_git.read_text("utf-8", "replace").strip()
+        if text.startswith("gitdir:"):
+            target = Path(text.removeprefix("gitdir:").strip())
+            target = target if target.is_absolute() else root / target
+            common = target / "commondir"
+            if common.is_file():
+                return (target / common.read_text().strip()).resolve()
+            return target
+    return None

@@ -1,0 +1,29 @@
+"""The shape of ``trust.json``: one entry per trusted folder, exactly as resolved."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+__all__ = ["TrustEntry", "TrustFile"]
+
+
+class TrustEntry(BaseModel):
+    """One folder the user trusts. Subfolders and worktrees are not covered: they need their own."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    path: str
+    """Absolute, symlink-resolved folder."""
+    trusted_at: datetime
+
+
+class TrustFile(BaseModel):
+    """The whole of ``trust.json`` in the data folder."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    version: Literal[1] = 1
+    folders: list[TrustEntry] = Field(default_factory=list)

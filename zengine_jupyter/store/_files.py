@@ -1,0 +1,103 @@
+"""Small file primitives the store is built on: ids, atomic writes, the writer lock."""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import os
+import re
+import secrets
+from typing import TYPE_CHECKING
+
+from zengine_jupyter.protocol._errors import SessionLockedError, SessionNotFoundError
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+__all__ = ["WriterLock", "atomic_write", "check_id", "is_valid_id", "write_all"]
+
+_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,127}")
+
+
+def is_valid_id(value: str) -> bool:
+    """A safe folder/file name: letters, digits, ``_ . -``; no ``..``, not ``*.jsonl``."""
+    return bool(_ID.fullmatch(value)) and not value.endswith(".jsonl") and ".." not in value
+
+
+def check_id(value: str, what: str = "chat") -> str:
+    """``value`` if :func:`is_valid_id`, else :class:`SessionNotFoundError`."""
+    if not is_valid_id(value):
+        raise SessionNotFoundError(
+            f"{value!r} is not a valid {what} id",
+            hint="ids are letters, digits, '_', '.' and '-' (see `zengine sessions list`)",
+        )
+    return value
+
+
+def write_all(fd: int, data: bytes) -> None:
+    """``os.write`` until every byte is written (a regular file rarely needs a second call)."""
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
+
+
+def atomic_write(path: Path, data: bytes) -> None:
+    """Replace ``path`` with ``data`` so a reader sees the old file or the new one, never half."""
+    tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
+    try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o644)
+        try:
+            write_all(fd, data)
+        finally:
+            os.close(fd)
+        tmp.replace(path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            tmp.unlink()
+        raise
+
+
+class WriterLock:
+    """An exclusive ``flock`` on ``<chat>/lock``, held for as long as a writer is open.
+
+    The lock belongs to the open file, so it is released when the holder closes it or
+    dies (even by SIGKILL); the file itself is never deleted. It holds the holder's pid
+    so the error can name it.
+    """
+
+    def __init__(self, fd: int) -> None:
+        self._fd: int | None = fd
+
+    @classmethod
+    def acquire(cls, path: Path, session_id: str) -> WriterLock:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = _read_pid(fd)
+            os.close(fd)
+            who = "this process" if holder == os.getpid() else f"process {holder or '?'}"
+            raise SessionLockedError(
+                f"chat {session_id} is already open for writing by {who} ({path})",
+                hint="close it there first, or open it read-only (`zengine sessions show`)",
+                holder_pid=holder,
+            ) from None
+        except BaseException:
+            os.close(fd)
+            raise
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+        return cls(fd)
+
+    def release(self) -> None:
+        """Idempotent."""
+        fd, self._fd = self._fd, None
+        if fd is not None:
+            os.close(fd)
+
+
+def _read_pid(fd: int) -> int | None:
+    try:
+        return int(os.pread(fd, 32, 0).decode().strip())
+    except (ValueError, OSError):
+        return None

@@ -1,0 +1,68 @@
+"""Fork server for the store kill test: ``python -m zengine_jupyter.testing._appender``.
+
+It imports the store once, then on each ``spawn ROOT SID ACKFILE SEED`` line forks a
+worker and prints the worker's pid. The worker opens the chat for writing and appends
+as fast as it can, forever; after each ``append`` returns it stores the record's
+sequence number in ACKFILE (8 bytes, signed little-endian) and it prints ``ready``
+once before the first append. ``reap PID`` waits for a (killed) worker and prints
+its wait status. Forking keeps each kill round at a few milliseconds instead of an
+interpreter start.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import sys
+import traceback
+from pathlib import Path
+
+from zengine_jupyter.protocol._records import MessageRecord
+from zengine_jupyter.store import SessionStore
+
+_SMALL = (20, 400)
+_LARGE = (20_000, 90_000)
+"""Large records span many pages, so a kill can land inside one ``write``."""
+
+
+def _work(root: str, session_id: str, ack_path: str, seed: int) -> None:
+    writer = SessionStore(Path(root)).open(session_id)
+    seq = writer.state().message_count
+    ack = os.open(ack_path, os.O_RDWR)
+    os.pwrite(ack, (seq - 1).to_bytes(8, "little", signed=True), 0)
+    rng = random.Random(seed)
+    os.write(1, b"ready\n")
+    while True:
+        low, high = _LARGE if rng.random() < 0.02 else _SMALL
+        text = f"{seq}:" + "x" * rng.randint(low, high)
+        writer.append(MessageRecord(id=f"m{seq}", role="user", text=text))
+        os.pwrite(ack, seq.to_bytes(8, "little", signed=True), 0)
+        seq += 1
+
+
+def _spawn(args: list[str]) -> None:
+    pid = os.fork()
+    if pid == 0:
+        try:
+            _work(args[0], args[1], args[2], int(args[3]))
+        except BaseException:
+            os.write(1, f"error {traceback.format_exc()!r}\n".encode())
+        finally:
+            os._exit(1)
+    sys.stdout.write(f"{pid}\n")
+    sys.stdout.flush()
+
+
+def main() -> None:
+    for line in sys.stdin:
+        command, *args = line.split()
+        if command == "spawn":
+            _spawn(args)
+        elif command == "reap":
+            _, status = os.waitpid(int(args[0]), 0)
+            sys.stdout.write(f"{status}\n")
+            sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main()
