@@ -167,3 +167,25 @@ def test_a_timeout_stops_everything_inside(layout: SandboxLayout) -> None:
     while leftovers():
         assert time.monotonic() < deadline, f"still running: {leftovers()}"
         time.sleep(0.02)
+
+
+def test_open_planned_streams_a_sandboxed_command(layout: SandboxLayout) -> None:
+    from zengine_jupyter.host.sandbox import open_planned
+
+    async def go() -> bytes:
+        backend = await detect_backend()
+        script = "echo one; echo two >&2; touch streamed.txt; echo x > /etc/nope"
+        plan = plan_shell(
+            layout.options(), backend, CommandOrigin.BACKGROUND_SHELL, script, layout.project
+        )
+        async with open_planned(plan, RunOptions(env=layout.env()), merge_stderr=True) as proc:
+            assert proc.stdout is not None
+            out = await proc.stdout.read()
+            assert await proc.wait() == 1
+        return out
+
+    out = asyncio.run(go())
+    assert b"one\ntwo\n" in out
+    assert b"Read-only file system" in out
+    assert (layout.project / "streamed.txt").exists()
+    assert not (layout.project / ".mcp.json").exists(), "placeholders go with the block"

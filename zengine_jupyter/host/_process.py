@@ -164,6 +164,7 @@ async def open_process(
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.STDOUT if merge_stderr else asyncio.subprocess.DEVNULL,
             start_new_session=True,
+            pass_fds=opts.pass_fds,
         )
     except OSError as exc:
         raise ProcessError(

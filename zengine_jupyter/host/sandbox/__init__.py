@@ -11,8 +11,9 @@ How the engine uses it::
     # policy.decide_auto_allow(AutoAllowRequest(command, cwd, options.auto_allow, plan.profile));
     # plan.notice set -> show it; the command runs unconfined and the gate asks.
     done = await run_planned(plan, RunOptions(timeout_s=...))
-    # long-lived (background shells): `with launch(plan) as spec:` around the child's whole life,
-    # spawning spec.argv with pass_fds=spec.pass_fds and env spec.env on top of the allowlist.
+    # streamed (Bash, background shells): `async with open_planned(plan, opts, merge_stderr=True)
+    # as proc:` in place of host.open_process; or `with launch(plan) as spec:` around any spawn
+    # of spec.argv with pass_fds=spec.pass_fds and spec.env on top of the allowlist.
 
 ``CommandOrigin.USER_BANG`` (``!`` commands) and ``CommandOrigin.HOOK`` are never sandboxed.
 """
@@ -48,6 +49,7 @@ from zengine_jupyter.host.sandbox._wrap import (
     CommandPlan,
     Launch,
     launch,
+    open_planned,
     plan_command,
     plan_shell,
     run_planned,
@@ -77,6 +79,7 @@ __all__ = [
     "detect_backend",
     "launch",
     "network_off_program",
+    "open_planned",
     "plan_command",
     "plan_shell",
     "probe_path",

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import TYPE_CHECKING
 
-from zengine_jupyter.host._process import RunOptions, run
+from zengine_jupyter.host._process import RunOptions, open_process, run
 from zengine_jupyter.host.sandbox._bubblewrap import build_bwrap_argv
 from zengine_jupyter.host.sandbox._placeholders import (
     hold_placeholders,
@@ -32,7 +32,8 @@ from zengine_jupyter.host.sandbox._seccomp import network_off_program, program_p
 from zengine_jupyter.protocol import SandboxError, SandboxNotice
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator, Mapping, Sequence
+    import asyncio
+    from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
     from pathlib import Path
 
     from zengine_jupyter.host._process import CompletedRun
@@ -45,6 +46,7 @@ __all__ = [
     "CommandPlan",
     "Launch",
     "launch",
+    "open_planned",
     "plan_command",
     "plan_shell",
     "run_planned",
@@ -185,3 +187,18 @@ async def run_planned(plan: CommandPlan, options: RunOptions | None = None) -> C
             spec.argv,
             replace(opts, cwd=spec.cwd, env={**spec.env, **opts.env}, pass_fds=spec.pass_fds),
         )
+
+
+@contextlib.asynccontextmanager
+async def open_planned(
+    plan: CommandPlan, options: RunOptions | None = None, *, merge_stderr: bool = False
+) -> AsyncIterator[asyncio.subprocess.Process]:
+    """:func:`host.open_process` for ``plan``: streamed output, for Bash and background shells.
+
+    The sandbox's placeholders live exactly as long as the block.
+    """
+    opts = options or RunOptions()
+    with launch(plan) as spec:
+        merged = replace(opts, cwd=spec.cwd, env={**spec.env, **opts.env}, pass_fds=spec.pass_fds)
+        async with open_process(spec.argv, merged, merge_stderr=merge_stderr) as proc:
+            yield proc
