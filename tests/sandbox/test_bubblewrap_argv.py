@@ -81,3 +81,14 @@ def test_network_on_covers_container_sockets_with_dev_null() -> None:
     i = argv.index("/run/docker.sock")
     assert argv[i - 2 : i + 1] == ("--ro-bind", "/dev/null", "/run/docker.sock")
     assert argv.index("/run/docker.sock") > argv.index("/p/.git/hooks")
+
+
+def test_hidden_folders_are_empty_read_only_tmpfs() -> None:
+    from dataclasses import replace
+
+    hidden = Path("/h/.local/share/jupyter/runtime")
+    argv = build_bwrap_argv(
+        replace(_profile(network=True), hidden=(hidden,)), ["true"], cwd=P, seccomp_fd=None
+    )
+    i = argv.index("--tmpfs", argv.index("/p/.mcp.json") + 1)
+    assert argv[i : i + 4] == ("--tmpfs", str(hidden), "--remount-ro", str(hidden))

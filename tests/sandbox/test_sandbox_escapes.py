@@ -156,3 +156,27 @@ def test_network_on_still_covers_container_engine_sockets(world: World, tmp_path
         )
         assert asyncio.run(run_planned(plan)).ok
         _wait_for(lambda: world.unix.accepted > before)
+
+
+def test_jupyter_connection_files_are_out_of_sight(world: World, tmp_path: Path) -> None:
+    """With a kernel's key, a command could run code in the user's kernel over localhost."""
+    from zengine_jupyter.host.sandbox import CommandPlan, derive_profile
+
+    runtime = tmp_path / "jupyter-runtime"
+    runtime.mkdir()
+    (runtime / "kernel-1234.json").write_text('{"key": "not-a-real-key"}')
+    backend = asyncio.run(detect_backend())
+    for network in (False, True):
+        profile = derive_profile(world.layout.options(allow_network=network), hidden=[runtime])
+        assert profile.hidden == (runtime,)
+        plan = CommandPlan(
+            ("bash", "-c", f"ls -A {runtime}; cat {runtime}/kernel-1234.json"),
+            world.layout.project,
+            CommandOrigin.AGENT_BASH,
+            profile=profile,
+            backend=backend,
+        )
+        done = asyncio.run(run_planned(plan))
+        assert done.returncode != 0
+        assert done.stdout == b""
+        assert b"No such file or directory" in done.stderr

@@ -177,3 +177,19 @@ def test_a_global_hooks_path_in_a_writable_cache_is_protected_even_without_a_rep
     assert ProtectedPath(HOME / ".cache/githooks", "dir", exists=False) in prof.protected
     assert not prof.is_writable(HOME / ".cache/githooks/pre-commit")
     assert prof.is_writable(HOME / ".cache/pip/x")
+
+
+def test_jupyter_runtime_folders_are_hidden_when_present() -> None:
+    from zengine_jupyter.host.sandbox import jupyter_runtime_dirs
+
+    runtime = HOME / ".local/share/jupyter/runtime"
+    dirs = {str(P), "/tmp", str(runtime)}
+    opts = SandboxOptions(root=P, temp_dir=Path("/tmp"), home=HOME, enabled=True)
+    prof = derive_profile(opts, probe=_probe(dirs, set()), resolve=lambda p: p, read=lambda _: None)
+    assert prof.hidden == (runtime,)
+    found = jupyter_runtime_dirs(
+        HOME, {"JUPYTER_RUNTIME_DIR": "/srv/rt", "XDG_RUNTIME_DIR": "/run/u"}, 7
+    )
+    assert {Path("/srv/rt"), Path("/run/u/jupyter"), Path("/run/user/7/jupyter"), runtime} <= set(
+        found
+    )

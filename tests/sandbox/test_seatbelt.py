@@ -84,3 +84,13 @@ def test_network_on_still_denies_container_sockets() -> None:
     text = build_seatbelt_profile(profile)
     sock = '(path-literal "/private/var/run/docker.sock")'
     assert text.endswith(f"(deny network-outbound (remote unix-socket {sock}))\n")
+
+
+def test_hidden_folders_are_neither_readable_nor_writable() -> None:
+    from dataclasses import replace
+
+    profile = replace(_profile(network=False), hidden=(Path("/Users/u/Library/Jupyter/runtime"),))
+    text = build_seatbelt_profile(profile)
+    rule = '(deny file-read* file-write* (subpath "/Users/u/Library/Jupyter/runtime"))'
+    assert rule in text.splitlines()
+    assert text.index(rule) > text.index("(allow file-write*"), "a later rule wins in SBPL"

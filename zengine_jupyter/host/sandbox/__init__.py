@@ -35,6 +35,7 @@ from zengine_jupyter.host.sandbox._profile import (
     SandboxProfile,
     container_sockets,
     derive_profile,
+    jupyter_runtime_dirs,
     probe_path,
 )
 from zengine_jupyter.host.sandbox._seatbelt import (
@@ -77,6 +78,7 @@ __all__ = [
     "container_sockets",
     "derive_profile",
     "detect_backend",
+    "jupyter_runtime_dirs",
     "launch",
     "network_off_program",
     "open_planned",

@@ -9,7 +9,8 @@ Order matters, each mount covering the ones before it:
 3. each pinned ``.git`` bound onto itself: a mount point cannot be renamed or removed;
 4. each protected path bound read-only over itself; an absent one gets an empty read-only
    tmpfs, so nothing can be created there (writes fail with EISDIR / EROFS); with network on,
-   container-engine sockets get ``/dev/null`` over them (connecting is refused);
+   container-engine sockets get ``/dev/null`` over them (connecting is refused); Jupyter's
+   runtime folders (kernel connection files, server tokens) are seen empty;
 5. isolation: own pid and IPC namespaces, a new session (no TIOCSTI into the terminal), every
    capability dropped (as root, bwrap otherwise keeps them and ``mount -o remount,rw /`` works),
    and with network off its own network namespace plus the seccomp program of ``_seccomp``.
@@ -72,6 +73,8 @@ def build_bwrap_argv(
             argv += ["--ro-bind", path, path]
         else:
             argv += ["--tmpfs", path, "--remount-ro", path]
+    for folder in profile.hidden:
+        argv += ["--tmpfs", str(folder), "--remount-ro", str(folder)]
     for socket in profile.masked:
         argv += ["--ro-bind", "/dev/null", str(socket)]
     argv += [

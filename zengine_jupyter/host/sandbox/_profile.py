@@ -18,7 +18,7 @@ from zengine_jupyter.host.sandbox._gitconfig import hooks_and_includes
 from zengine_jupyter.protocol import SandboxError
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterable, Sequence
+    from collections.abc import Callable, Iterable, Mapping, Sequence
 
 __all__ = [
     "TOOL_CACHES",
@@ -29,6 +29,7 @@ __all__ = [
     "SandboxProfile",
     "container_sockets",
     "derive_profile",
+    "jupyter_runtime_dirs",
     "probe_path",
 ]
 
@@ -57,6 +58,28 @@ def container_sockets(uid: int | None = None) -> tuple[Path, ...]:
             Path(f"/run/user/{user}/podman/podman.sock"),
         ]
     return tuple(paths)
+
+
+def jupyter_runtime_dirs(
+    home: Path, environ: Mapping[str, str] | None = None, uid: int | None = None
+) -> tuple[Path, ...]:
+    """Where Jupyter keeps kernel connection files and server tokens.
+
+    With them, a command could drive the user's kernel or server over localhost and run code
+    outside the sandbox, so the sandbox sees these folders empty.
+    """
+    env = os.environ if environ is None else environ
+    user = os.getuid() if uid is None and hasattr(os, "getuid") else uid
+    paths = [home / ".local/share/jupyter/runtime", home / "Library/Jupyter/runtime"]
+    if env.get("JUPYTER_RUNTIME_DIR"):
+        paths.append(Path(env["JUPYTER_RUNTIME_DIR"]))
+    if env.get("XDG_RUNTIME_DIR"):
+        paths.append(Path(env["XDG_RUNTIME_DIR"]) / "jupyter")
+    if env.get("JUPYTER_DATA_DIR"):
+        paths.append(Path(env["JUPYTER_DATA_DIR"]) / "runtime")
+    if user is not None:
+        paths.append(Path(f"/run/user/{user}/jupyter"))
+    return tuple(dict.fromkeys(paths))
 
 
 COMMONDIR_SEED = b".\n"
@@ -116,6 +139,8 @@ class SandboxProfile:
     masked: tuple[Path, ...] = ()
     """Existing container-engine sockets covered when the network is on (network off blocks
     every Unix socket already)."""
+    hidden: tuple[Path, ...] = ()
+    """Existing folders the command sees empty (Jupyter's connection files and tokens)."""
 
     def refreshed(self, probe: Callable[[Path], PathKind | None] | None = None) -> SandboxProfile:
         """The same profile with ``exists`` re-checked (just before a launch)."""
@@ -258,9 +283,10 @@ def derive_profile(
     resolve: Callable[[Path], Path] = _resolve,
     read: Callable[[Path], str | None] = _read_text,
     sockets: Sequence[Path] | None = None,
+    hidden: Sequence[Path] | None = None,
 ) -> SandboxProfile:
     """The profile for ``options``; ``probe``/``resolve``/``read`` are injectable for pure tests,
-    ``sockets`` replaces :func:`container_sockets`.
+    ``sockets`` replaces :func:`container_sockets`, ``hidden`` :func:`jupyter_runtime_dirs`.
 
     Raises :class:`SandboxError` when a protected path is a symbolic link (fail closed).
     """
@@ -291,6 +317,8 @@ def derive_profile(
     if options.allow_network:
         candidates = container_sockets() if sockets is None else sockets
         masked = [resolve(s) for s in candidates if probe(s) == "file"]
+    hide = jupyter_runtime_dirs(home) if hidden is None else hidden
+    hidden_dirs = [resolve(h) for h in hide if probe(h) == "dir"]
     return SandboxProfile(
         root=resolve(options.root),
         writable=tuple(writable),
@@ -301,4 +329,5 @@ def derive_profile(
         temp_dir=temp,
         skipped=skipped,
         masked=tuple(dict.fromkeys(masked)),
+        hidden=tuple(dict.fromkeys(hidden_dirs)),
     )

@@ -59,6 +59,7 @@ def build_seatbelt_profile(profile: SandboxProfile) -> str:
         f"(deny network-outbound (remote unix-socket (path-literal {_quote(s)})))"
         for s in profile.masked
     ]
+    lines += [f"(deny file-read* file-write* (subpath {_quote(h)}))" for h in profile.hidden]
     if not profile.allow_network:
         lines += [
             "(deny network*)",
