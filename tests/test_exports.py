@@ -12,12 +12,12 @@ PACKAGES = [
     "zengine_jupyter.config",
     "zengine_jupyter.host",
     "zengine_jupyter.host.sandbox",
-    "zengine_jupyter.policy",
     "zengine_jupyter.host.checkpoint",
     "zengine_jupyter.store",
     "zengine_jupyter.engine",
     "zengine_jupyter.cli",
     "zengine_jupyter.engine.tools",
+    "zengine_jupyter.policy",
     "zengine_jupyter.kernel",
     "zengine_jupyter.testing",
 ]

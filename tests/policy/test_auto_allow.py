@@ -225,3 +225,31 @@ def test_shell_like_sequences_never_crash(words: list[str]) -> None:
     decision = decide_auto_allow(AutoAllowRequest(" ".join(words), P, True, PROFILE))
     if decision.allowed:
         assert all(PROFILE.is_writable(p) for p in decision.writes)
+
+
+def test_the_gate_uses_auto_allow_only_where_its_order_allows(tmp_path: Path) -> None:
+    """Deny and ask rules and plan mode win; auto-allow only clears what the mode would ask."""
+    from zengine_jupyter.policy import (
+        CallView,
+        PermissionGate,
+        PermissionPolicy,
+        sandbox_auto_allow,
+    )
+
+    assert sandbox_auto_allow(PROFILE, P, auto_allow=False) is None
+    assert sandbox_auto_allow(None, P, auto_allow=True) is None
+    hook = sandbox_auto_allow(PROFILE, P, auto_allow=True)
+    assert hook is not None
+    assert hook("echo hi > notes.txt")
+    assert not hook("echo x > /etc/hosts")
+
+    def decide(command: str, policy: PermissionPolicy) -> str:
+        gate = PermissionGate(P, policy, auto_allow=hook)
+        return gate.decide(CallView("Bash", "execute", command=command)).action
+
+    default = PermissionPolicy()
+    assert decide("echo hi > notes.txt", default) == "allow"
+    assert decide("echo x > /etc/hosts", default) == "ask"
+    assert decide("echo hi > notes.txt", PermissionPolicy(mode="plan")) == "deny"
+    assert decide("echo hi > notes.txt", PermissionPolicy.from_lists(ask=["Bash(echo:*)"])) == "ask"
+    assert decide("rm -rf build", PermissionPolicy.from_lists(deny=["Bash(rm:*)"])) == "deny"

@@ -1,11 +1,12 @@
 """Sandbox auto-allow: a command that would ask runs without asking when every file it names
 for writing stays inside the sandbox's writable areas (spec: "The sandbox", item 5).
 
-This is one input to the gate, not the gate. The gate (engine) applies, in order: deny rules,
-ask rules and plan mode (all win over auto-allow), then this function, and only for a command
-that would otherwise ask and will really run inside the sandbox. It returns ``ask`` whenever
-``auto_allow`` is off, the sandbox is not running (unavailable: the notice is shown and every
-command asks), or the command cannot be analysed.
+This is one input to the gate, not the gate. ``PermissionGate`` (``_gate.py``) applies deny rules,
+plan mode, ask rules and allow rules first (they all win over auto-allow) and consults its
+``auto_allow`` hook (:func:`sandbox_auto_allow`) only for a command that would otherwise ask.
+:func:`decide_auto_allow` returns ``ask`` whenever ``auto_allow`` is off, the sandbox is not
+running (unavailable: the notice is shown and every command asks), or the command cannot be
+analysed.
 """
 
 from __future__ import annotations
@@ -19,9 +20,11 @@ from zengine_jupyter.policy._shell import shell_writes
 from zengine_jupyter.policy._writers import CannotAnalyse
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from zengine_jupyter.host.sandbox import SandboxProfile
 
-__all__ = ["AutoAllowDecision", "AutoAllowRequest", "decide_auto_allow"]
+__all__ = ["AutoAllowDecision", "AutoAllowRequest", "decide_auto_allow", "sandbox_auto_allow"]
 
 
 @dataclass(frozen=True)
@@ -87,3 +90,20 @@ def _may_write(profile: SandboxProfile, path: Path) -> bool:
         if fnmatch.fnmatchcase(child, pattern):
             return False
     return True
+
+
+def sandbox_auto_allow(
+    profile: SandboxProfile | None, cwd: Path, *, auto_allow: bool
+) -> Callable[[str], bool] | None:
+    """The ``auto_allow`` hook for :class:`PermissionGate`, or None when it must not apply.
+
+    ``profile`` is the plan's (``plan.profile``): None when commands will not run sandboxed
+    (sandbox off, or unavailable: then the gate asks for every command).
+    """
+    if not auto_allow or profile is None:
+        return None
+
+    def check(command: str) -> bool:
+        return decide_auto_allow(AutoAllowRequest(command, cwd, True, profile)).allowed
+
+    return check

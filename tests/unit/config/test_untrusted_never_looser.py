@@ -3,6 +3,7 @@ user's own. Every action the user level denies or asks stays denied or asked."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from hypothesis import given, settings
@@ -10,11 +11,11 @@ from hypothesis import strategies as st
 
 from zengine_jupyter.config import (
     Layer,
-    PermissionRule,
     Settings,
     effective_from_layers,
     resolve_layers,
 )
+from zengine_jupyter.policy import CallView, PermissionGate, PermissionPolicy
 
 ALLOW, ASK, DENY = 0, 1, 2
 
@@ -48,41 +49,25 @@ ACTIONS: list[tuple[str, str | None]] = [
     ("mcp__github__create_issue", None),
     ("mcp__github__list_issues", None),
 ]
-READ_ONLY_BASH = {"ls", "git status"}
+ROOT = Path("/work/proj")
 
 
 def decide(s: Settings, tool: str, arg: str | None) -> int:
-    """A model of the permission gate (policy/ owns the real one).
-
-    Order: deny rules, plan mode's refusal of writes, ask rules, bypass, allow rules, defaults.
-    Hypothesis found that checking ask rules before plan mode lets a project's ``ask = ["Bash"]``
-    turn the user's plan-mode refusal into a question: the real gate must keep this order.
-    """
-    p = s.permissions
-    if any(PermissionRule.parse(r).matches(tool, arg) for r in p.deny):
-        return DENY
-    writes = tool in ("Edit", "Write") or (tool == "Bash" and arg not in READ_ONLY_BASH)
-    if p.mode == "plan" and writes:
-        return DENY
-    if any(PermissionRule.parse(r).matches(tool, arg) for r in p.ask):
-        return ASK
-    if p.mode == "bypass":
-        return ALLOW
-    if any(PermissionRule.parse(r).matches(tool, arg) for r in p.allow):
-        return ALLOW
-    inside = arg is not None and (
-        not arg.startswith("/")
-        or any(arg.startswith(d.rstrip("/") + "/") for d in p.additional_directories)
+    """The real permission gate's answer for the effective settings ``s``."""
+    sandbox = s.shell.sandbox
+    gate = PermissionGate(
+        ROOT,
+        PermissionPolicy.from_settings(s.permissions, ROOT),
+        auto_allow=(lambda _cmd: True) if sandbox.enabled and sandbox.auto_allow else None,
     )
-    if tool == "Read" and inside:
-        return ALLOW
-    if tool in ("Edit", "Write") and inside and p.mode == "accept_edits":
-        return ALLOW
-    if tool == "Bash" and p.auto_allow_read_only_bash and arg in READ_ONLY_BASH:
-        return ALLOW
-    if tool == "Bash" and s.shell.sandbox.enabled and s.shell.sandbox.auto_allow:
-        return ALLOW
-    return ASK
+    if tool == "Bash":
+        call = CallView(tool, "execute", command=arg)
+    elif tool.startswith("mcp__"):
+        call = CallView(tool, "mcp")
+    else:
+        kind = "read" if tool == "Read" else "edit"
+        call = CallView(tool, kind, paths=(ROOT / (arg or ""),))
+    return {"allow": ALLOW, "ask": ASK, "deny": DENY}[gate.decide(call).action]
 
 
 def _sublist(pool: list[str]) -> st.SearchStrategy[list[str]]:

@@ -1,0 +1,74 @@
+"""A shell command line as the simple commands it runs, for permission rules.
+
+``git status && rm -rf build`` is two commands: an allow rule must cover each of them, a
+deny or ask rule catches either. Anything this cannot take apart with certainty (command
+or process substitution, loops, functions, subshells, assignments, a parse error) returns
+None, and then no allow rule applies: the gate asks.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import bashlex
+import bashlex.errors
+
+__all__ = ["SimpleCommand", "split_commands"]
+
+
+@dataclass(frozen=True)
+class SimpleCommand:
+    text: str
+    """The command as written (without its redirections' operators stripped)."""
+    words: tuple[str, ...]
+    redirects: tuple[tuple[str, str], ...]
+    """(operator, target) pairs, e.g. ``(">", "out.txt")``."""
+
+
+def split_commands(command: str) -> list[SimpleCommand] | None:
+    """The simple commands of ``command``, or None when it cannot be analysed safely."""
+    if not command.strip():
+        return None
+    try:
+        trees = bashlex.parse(command)
+    except (bashlex.errors.ParsingError, NotImplementedError, IndexError, TypeError, ValueError):
+        return None
+    out: list[SimpleCommand] = []
+    for tree in trees:
+        if not _collect(tree, command, out):
+            return None
+    return out or None
+
+
+def _collect(node: Any, source: str, out: list[SimpleCommand]) -> bool:
+    kind = node.kind
+    if kind in ("list", "pipeline"):
+        return all(
+            _collect(part, source, out)
+            for part in node.parts
+            if part.kind not in ("operator", "pipe")
+        )
+    if kind != "command":
+        return False  # compound, function, subshell, ...
+    words: list[str] = []
+    redirects: list[tuple[str, str]] = []
+    for part in node.parts:
+        if part.kind == "word":
+            if getattr(part, "parts", None):
+                return False  # $(...), `...`, <(...), parameter expansion
+            words.append(part.word)
+        elif part.kind == "redirect":
+            target = part.output
+            if not isinstance(target, int):
+                if getattr(target, "parts", None):
+                    return False
+                target = target.word
+            redirects.append((part.type, str(target)))
+        else:
+            return False  # an assignment (FOO=1 cmd) or something unexpected
+    if not words:
+        return False
+    start, end = node.pos
+    out.append(SimpleCommand(source[start:end], tuple(words), tuple(redirects)))
+    return True
