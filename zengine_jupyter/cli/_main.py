@@ -8,6 +8,7 @@ import sys
 from typing import TYPE_CHECKING
 
 from zengine_jupyter._version import __version__
+from zengine_jupyter.cli._auth import add_auth_parser, run_auth
 from zengine_jupyter.cli._doctor import collect_report, render_report
 from zengine_jupyter.cli._sessions import add_sessions_parser, run_sessions
 from zengine_jupyter.cli._settings import add_settings_parser, run_settings
@@ -31,6 +32,7 @@ def build_parser() -> argparse.ArgumentParser:
         "doctor", help="show versions, the data folder and which components are installed"
     )
     doctor.add_argument("--json", action="store_true", help="print the report as JSON")
+    add_auth_parser(commands)
     add_settings_parser(commands)
     add_trust_parser(commands)
     add_sessions_parser(commands)
@@ -53,6 +55,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.command == "doctor":
             return _doctor(args)
+        if args.command == "auth":
+            return run_auth(args)
         if args.command == "settings":
             return run_settings(args)
         if args.command == "trust":

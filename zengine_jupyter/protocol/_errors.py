@@ -19,7 +19,14 @@ The tree (later parts add their branches here, and only here)::
     │   ├── SessionNotFoundError  no chat has that id
     │   └── SessionLockedError    another process is writing that chat
     ├── SandboxError              the sandbox cannot confine this command as configured
-    └── NotAvailableError         the part that does this is not built or not enabled
+    ├── NotAvailableError         the part that does this is not built or not enabled
+    └── ProviderError             a model provider refused or failed a request
+        ├── ProviderStatusError       an HTTP error status (``status``, ``retry_after_s``)
+        ├── ProviderConnectionError   could not connect, or the connection was lost
+        ├── ProviderTimeoutError      connect or read timeout
+        ├── ProviderStreamError       an error event inside a streamed answer
+        ├── ProviderSetupError        the client cannot be built (no key, malformed URL)
+        └── CostCapReachedError       ``agents.session_cost_cap_usd`` is reached
 
 Messages never contain secrets (API keys, auth headers): house rule 6.
 """
@@ -30,9 +37,16 @@ __all__ = [
     "CheckpointError",
     "ComponentMissingError",
     "ConfigError",
+    "CostCapReachedError",
     "NotAvailableError",
     "ProcessError",
     "ProcessTimeoutError",
+    "ProviderConnectionError",
+    "ProviderError",
+    "ProviderSetupError",
+    "ProviderStatusError",
+    "ProviderStreamError",
+    "ProviderTimeoutError",
     "SandboxError",
     "SessionLockedError",
     "SessionNotFoundError",
@@ -118,6 +132,59 @@ class SessionLockedError(StoreError):
 
 class NotAvailableError(ZengineError):
     """The part of zengine that does this is not built yet or not enabled here."""
+
+
+class ProviderError(ZengineError):
+    """A model provider refused or failed a request.
+
+    ``retryable`` says whether waiting and asking again may help (rate limit, overload,
+    server error, timeout, lost connection); ``retry_after_s`` is what the provider asked for.
+    """
+
+    retryable: bool = False
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        hint: str | None = None,
+        status: int | None = None,
+        retryable: bool | None = None,
+        retry_after_s: float | None = None,
+    ) -> None:
+        super().__init__(message, hint=hint)
+        self.status = status
+        self.retry_after_s = retry_after_s
+        if retryable is not None:
+            self.retryable = retryable
+
+
+class ProviderStatusError(ProviderError):
+    """The provider answered with an HTTP error status."""
+
+
+class ProviderConnectionError(ProviderError):
+    """The provider could not be reached, or the connection broke mid-answer."""
+
+    retryable = True
+
+
+class ProviderTimeoutError(ProviderError):
+    """The provider did not connect or send data in time."""
+
+    retryable = True
+
+
+class ProviderStreamError(ProviderError):
+    """An ``error`` event arrived inside a streamed (HTTP 200) answer."""
+
+
+class ProviderSetupError(ProviderError):
+    """The model client cannot be built: no key for the host, a malformed URL, ..."""
+
+
+class CostCapReachedError(ProviderError):
+    """The chat has spent ``agents.session_cost_cap_usd``; no more model requests."""
 
 
 class CheckpointError(ZengineError):

@@ -1,0 +1,29 @@
+"""Helpers shared by the model-provider tests."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from zengine_jupyter.protocol import Message, ModelRequest, TextPart
+
+if TYPE_CHECKING:
+    from zengine_jupyter.llm import ModelClient
+    from zengine_jupyter.protocol import StreamEvent
+
+KEY = "sk-test-Zq8RANDOMkeyVALUE0123456789"
+
+
+def ask(text: str = "hello", **kwargs: object) -> ModelRequest:
+    return ModelRequest(
+        system="You are terse.",
+        messages=[Message(role="user", content=[TextPart(text=text)])],
+        **kwargs,  # type: ignore[arg-type]
+    )
+
+
+async def collect(client: ModelClient, request: ModelRequest | None = None) -> list[StreamEvent]:
+    return [event async for event in client.stream(request or ask())]
+
+
+def text_of(events: list[StreamEvent]) -> str:
+    return "".join(e.text for e in events if e.type == "text")

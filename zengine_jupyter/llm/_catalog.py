@@ -1,0 +1,252 @@
+"""The model catalog: context sizes, output limits, reasoning support and prices per model.
+
+Source: the models.dev catalog (``https://models.dev/api.json``) cached as
+``<data folder>/cache/models-dev.json``, corrected by the user's ``<data folder>/models.json``.
+The cache is refreshed in the background once it is a day old (``CatalogCache.refresh_if_stale``,
+scheduled by the engine; never on the request path); when offline the stale copy stays, quietly.
+
+``models.json`` maps a model id to the fields to correct, in models.dev's own shape, e.g.
+``{"my-local-model": {"limit": {"context": 32768, "output": 4096}, "reasoning": false,
+"cost": {"input": 0, "output": 0}}}``. Its entries win field by field.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import os
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from zengine_jupyter.config import data_dir
+from zengine_jupyter.llm._options import ModelPrice
+
+__all__ = ["MODELS_DEV_URL", "Catalog", "CatalogCache", "ModelInfo"]
+
+MODELS_DEV_URL = "https://models.dev/api.json"
+_DAY_S = 24 * 3600.0
+_log = logging.getLogger(__name__)
+
+_HOST_PROVIDERS: tuple[tuple[str, str], ...] = (
+    ("anthropic.com", "anthropic"),
+    ("openai.com", "openai"),
+    ("openrouter.ai", "openrouter"),
+    ("googleapis.com", "google"),
+    ("deepseek.com", "deepseek"),
+    ("mistral.ai", "mistral"),
+    ("groq.com", "groq"),
+    ("x.ai", "xai"),
+)
+
+
+@dataclass(frozen=True)
+class ModelInfo:
+    """What the catalog knows about one model (None = not known)."""
+
+    id: str
+    provider: str | None = None
+    context: int | None = None
+    output: int | None = None
+    reasoning: bool | None = None
+    effort_values: tuple[str, ...] = ()
+    """Reasoning-effort values the model accepts (models.dev ``reasoning_options``)."""
+    thinking_budget: bool = False
+    """The model takes a thinking budget in tokens (``reasoning_options`` budget_tokens)."""
+    interleaved_field: str | None = None
+    """The message field earlier reasoning must be passed back in (``reasoning_content``)."""
+    price: ModelPrice | None = None
+    price_tiers: tuple[tuple[int, ModelPrice], ...] = ()
+    """``(context size, price)``: prices for a request whose input is above that size."""
+
+
+def _price(cost: Any) -> ModelPrice | None:
+    if not isinstance(cost, dict):
+        return None
+
+    def num(key: str) -> float | None:
+        value = cost.get(key)
+        return float(value) if isinstance(value, int | float) else None
+
+    return ModelPrice(num("input"), num("output"), num("cache_read"), num("cache_write"))
+
+
+def _deep_merge(base: dict[str, Any], extra: dict[str, Any]) -> dict[str, Any]:
+    out = dict(base)
+    for key, value in extra.items():
+        if isinstance(value, dict) and isinstance(out.get(key), dict):
+            out[key] = _deep_merge(out[key], value)
+        else:
+            out[key] = value
+    return out
+
+
+def _info(model_id: str, provider: str | None, raw: dict[str, Any]) -> ModelInfo:
+    limit: dict[str, Any] = raw["limit"] if isinstance(raw.get("limit"), dict) else {}
+    efforts: list[str] = []
+    budget = False
+    for option in raw.get("reasoning_options") or ():
+        if isinstance(option, dict) and option.get("type") == "effort":
+            efforts += [str(v) for v in option.get("values") or () if isinstance(v, str)]
+        budget = budget or (isinstance(option, dict) and option.get("type") == "budget_tokens")
+    cost: dict[str, Any] = raw["cost"] if isinstance(raw.get("cost"), dict) else {}
+    tiers = tuple(
+        (int(t["tier"]["size"]), p)
+        for t in cost.get("tiers") or ()
+        if isinstance(t, dict)
+        and isinstance(t.get("tier"), dict)
+        and t["tier"].get("type") == "context"
+        and isinstance(t["tier"].get("size"), int)
+        and (p := _price(t)) is not None
+    )
+    reasoning = raw.get("reasoning")
+    interleaved = raw.get("interleaved")
+    field = interleaved.get("field") if isinstance(interleaved, dict) else None
+    return ModelInfo(
+        id=model_id,
+        provider=provider,
+        context=limit.get("context") if isinstance(limit.get("context"), int) else None,
+        output=limit.get("output") if isinstance(limit.get("output"), int) else None,
+        reasoning=reasoning if isinstance(reasoning, bool) else None,
+        effort_values=tuple(efforts),
+        thinking_budget=budget,
+        interleaved_field=str(field) if isinstance(field, str) else None,
+        price=_price(raw.get("cost")),
+        price_tiers=tiers,
+    )
+
+
+class Catalog:
+    """An immutable view of the catalog and the user's corrections."""
+
+    def __init__(
+        self, providers: dict[str, Any] | None = None, overrides: dict[str, Any] | None = None
+    ) -> None:
+        self._providers = providers if isinstance(providers, dict) else {}
+        self._overrides = overrides if isinstance(overrides, dict) else {}
+
+    @classmethod
+    def from_files(cls, cache: Path, user: Path) -> Catalog:
+        """Read both files (absent or unreadable ones count as empty). Blocking: call it in a
+        thread (``CatalogCache.load`` does)."""
+        return cls(_read_json(cache), _read_json(user))
+
+    def provider_for_host(self, host: str) -> str | None:
+        for suffix, provider in _HOST_PROVIDERS:
+            if host == suffix or host.endswith(f".{suffix}"):
+                return provider
+        for pid, prov in self._providers.items():
+            api = prov.get("api") if isinstance(prov, dict) else None
+            if isinstance(api, str) and httpx.URL(api).host == host:
+                return str(pid)
+        return None
+
+    def _models(self, provider: str) -> dict[str, Any]:
+        prov = self._providers.get(provider)
+        models = prov.get("models") if isinstance(prov, dict) else None
+        return models if isinstance(models, dict) else {}
+
+    def _find(self, model_id: str, provider: str | None) -> tuple[str | None, dict[str, Any]]:
+        order = [provider] if provider in self._providers else []
+        order += [p for p in self._providers if p != provider]
+        for pid in order:
+            raw = self._models(pid).get(model_id)
+            if isinstance(raw, dict):
+                return pid, raw
+        return None, {}
+
+    def model(self, model_id: str, host: str | None = None) -> ModelInfo | None:
+        """What is known about ``model_id``, preferring the provider serving ``host``."""
+        provider = self.provider_for_host(host) if host else None
+        pid, raw = self._find(model_id, provider)
+        if not raw and "/" in model_id:  # openrouter-style "lab/model"
+            pid, raw = self._find(model_id.rsplit("/", 1)[1], provider)
+        override = self._overrides.get(model_id)
+        if isinstance(override, dict):
+            raw = _deep_merge(raw, override)
+        if not raw:
+            return None
+        return _info(model_id, pid, raw)
+
+
+def _read_json(path: Path) -> dict[str, Any]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return {}
+    except (OSError, ValueError) as exc:
+        _log.warning("ignoring %s: %s", path, type(exc).__name__)
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+class CatalogCache:
+    """The cached models.dev file: load it, tell its age, refresh it in the background."""
+
+    def __init__(self, folder: Path | None = None, url: str = MODELS_DEV_URL) -> None:
+        base = folder if folder is not None else data_dir()
+        self.path = base / "cache" / "models-dev.json"
+        self.user_path = base / "models.json"
+        self.url = url
+
+    async def load(self) -> Catalog:
+        return await asyncio.to_thread(Catalog.from_files, self.path, self.user_path)
+
+    def is_stale(self, now: float | None = None, max_age_s: float = _DAY_S) -> bool:
+        try:
+            mtime = self.path.stat().st_mtime
+        except FileNotFoundError:
+            return True
+        return (time.time() if now is None else now) - mtime >= max_age_s
+
+    async def refresh(self, timeout_s: float = 30.0) -> bool:
+        """Fetch the catalog and replace the cache atomically. False (and the old copy kept,
+        with only a debug log line) when offline or when the answer is not a catalog."""
+        try:
+            async with httpx.AsyncClient(timeout=timeout_s, follow_redirects=True) as http:
+                resp = await http.get(self.url)
+                resp.raise_for_status()
+                data = resp.json()
+        except (httpx.HTTPError, ValueError) as exc:
+            _log.debug("catalog refresh from %s failed: %s", self.url, type(exc).__name__)
+            return False
+        if not isinstance(data, dict) or not any(
+            isinstance(v, dict) and "models" in v for v in data.values()
+        ):
+            _log.debug("catalog refresh from %s: not a catalog", self.url)
+            return False
+        await asyncio.to_thread(self._write, resp.content)
+        return True
+
+    def start_refresh(self, group: asyncio.TaskGroup) -> asyncio.Task[bool] | None:
+        """Start ``refresh_if_stale`` as a task of ``group`` when the cache is stale (None when
+        it is fresh). Nothing waits for it: requests use the copy that is there."""
+        if not self.is_stale():
+            return None
+        return group.create_task(self.refresh())
+
+    async def refresh_if_stale(self, now: float | None = None) -> bool:
+        """Refresh when the cache is missing or a day old; meant for a background task."""
+        if not self.is_stale(now):
+            return False
+        return await self.refresh()
+
+    def _write(self, content: bytes) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        fd, name = tempfile.mkstemp(
+            prefix=f".{self.path.name}.", suffix=".tmp", dir=self.path.parent
+        )
+        tmp = Path(name)
+        try:
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(content)
+            tmp.replace(self.path)
+        finally:
+            with contextlib.suppress(FileNotFoundError):
+                tmp.unlink()

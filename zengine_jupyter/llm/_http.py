@@ -1,0 +1,213 @@
+"""The HTTP edge shared by both adapters: one POST that streams SSE, httpx errors translated.
+
+Everything raised from here is a ``ProviderError`` whose message names the host and never
+contains a key (provider messages are scrubbed of anything key-shaped).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import email.utils
+import json
+import re
+import time
+from typing import TYPE_CHECKING, Any
+
+import httpx
+
+from zengine_jupyter.protocol import (
+    ProviderConnectionError,
+    ProviderStatusError,
+    ProviderStreamError,
+    ProviderTimeoutError,
+)
+
+if TYPE_CHECKING:
+    from collections.abc import AsyncIterator, Mapping
+
+    from zengine_jupyter.llm._keys import Secret
+    from zengine_jupyter.llm._options import Timeouts
+
+__all__ = [
+    "MALFORMED",
+    "LazyHttp",
+    "make_http_client",
+    "malformed",
+    "open_stream",
+    "parse_retry_after",
+    "redact",
+    "status_error",
+]
+
+_KEYISH = re.compile(r"\b(?:(?:sk|pk|rk)[-_]|gsk_|xai-|AIza)[-_A-Za-z0-9*.]{6,}[-_A-Za-z0-9*]")
+_MAX_MESSAGE = 300
+
+
+def redact(text: str, secret: Secret | None = None) -> str:
+    """``text`` without the key itself or anything shaped like a key (``sk-...``, ``AIza...``)."""
+    if secret is not None and secret.reveal():
+        text = text.replace(secret.reveal(), "[redacted]")
+    return _KEYISH.sub("[redacted]", text)
+
+
+MALFORMED = (KeyError, TypeError, AttributeError, IndexError, ValueError)
+"""What reading an event of an unexpected shape raises (pydantic's ValidationError included)."""
+
+
+def malformed(host: str, exc: Exception) -> ProviderStreamError:
+    """A stream event this client cannot read: a provider error, not a crash."""
+    return ProviderStreamError(
+        f"{host} sent a stream event this client cannot read ({type(exc).__name__})",
+        hint="the provider may not be fully compatible; try provider.kind or another model",
+    )
+
+
+def make_http_client(timeouts: Timeouts, *, local: bool) -> httpx.AsyncClient:
+    """One pooled client per model client; redirects are never followed (a key stays on its
+    host) and a local server is reached directly, never through a proxy."""
+    return httpx.AsyncClient(
+        timeout=httpx.Timeout(
+            connect=timeouts.connect_s,
+            read=timeouts.read_s,
+            write=timeouts.write_s,
+            pool=timeouts.pool_s,
+        ),
+        follow_redirects=False,
+        trust_env=not local,
+    )
+
+
+class LazyHttp:
+    """The adapter's ``httpx.AsyncClient``, made on first use in a worker thread (building
+    one loads the CA bundle: tens of ms that must not block the event loop)."""
+
+    def __init__(self, timeouts: Timeouts, *, local: bool) -> None:
+        self._timeouts = timeouts
+        self._local = local
+        self._client: httpx.AsyncClient | None = None
+        self._lock = asyncio.Lock()
+        self._closed = False
+
+    async def get(self) -> httpx.AsyncClient:
+        if self._closed:
+            raise RuntimeError("this model client was closed (aclose); build a new one")
+        if self._client is None:
+            async with self._lock:
+                if self._client is None:
+                    self._client = await asyncio.to_thread(
+                        make_http_client, self._timeouts, local=self._local
+                    )
+        return self._client
+
+    async def aclose(self) -> None:
+        """Idempotent; a client never used was never made."""
+        self._closed = True
+        if self._client is not None:
+            client, self._client = self._client, None
+            await client.aclose()
+
+
+def parse_retry_after(headers: Mapping[str, str], now: float | None = None) -> float | None:
+    """Seconds the provider asks us to wait: ``retry-after-ms``, ``retry-after`` as seconds or
+    as an HTTP date; None when absent or unreadable."""
+    raw_ms = headers.get("retry-after-ms")
+    if raw_ms:
+        try:
+            return max(0.0, float(raw_ms) / 1000)
+        except ValueError:
+            pass
+    raw = headers.get("retry-after")
+    if not raw:
+        return None
+    try:
+        return max(0.0, float(raw))
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(raw)
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, when.timestamp() - (time.time() if now is None else now))
+
+
+def _error_text(body: bytes) -> tuple[str | None, str]:
+    """``(error type, message)`` from an Anthropic or OpenAI(-compatible) error body."""
+    try:
+        data: Any = json.loads(body)
+    except ValueError:
+        return None, body.decode("utf-8", "replace").strip()
+    err = data.get("error") if isinstance(data, dict) else None
+    if isinstance(err, dict):
+        kind = err.get("type") or err.get("code")
+        return (str(kind) if kind is not None else None), str(err.get("message", ""))
+    if isinstance(err, str):
+        return None, err
+    return None, body.decode("utf-8", "replace").strip()
+
+
+_HINTS = {
+    401: "check the API key for {host}: run `zengine auth login {host}` or set its variable",
+    403: "the key for {host} may not have access to this model",
+    402: "the account at {host} is out of credit",
+    404: "check the model name and the provider's base URL",
+    413: "the request is too large; compact the conversation",
+    429: "rate limited; it is retried automatically, or try again later",
+}
+
+
+def status_error(
+    status: int, headers: Mapping[str, str], body: bytes, host: str, secret: Secret | None
+) -> ProviderStatusError:
+    kind, message = _error_text(body)
+    message = redact(message, secret)[:_MAX_MESSAGE]
+    should = headers.get("x-should-retry", "").lower()
+    retryable = status in (408, 409, 429) or status >= 500
+    if should in ("true", "false"):
+        retryable = should == "true"
+    label = f"{status} {kind}" if kind else str(status)
+    hint = _HINTS.get(status, "").format(host=host) or None
+    return ProviderStatusError(
+        f"{host} answered {label}: {message}" if message else f"{host} answered {label}",
+        hint=hint,
+        status=status,
+        retryable=retryable,
+        retry_after_s=parse_retry_after(headers),
+    )
+
+
+@contextlib.asynccontextmanager
+async def open_stream(
+    http: httpx.AsyncClient,
+    url: str,
+    headers: Mapping[str, str],
+    payload: dict[str, Any],
+    secret: Secret | None,
+) -> AsyncIterator[AsyncIterator[bytes]]:
+    """POST ``payload``; the body's raw chunks inside the block. Any httpx error, in the
+    request or while the block reads the body, leaves as a ``ProviderError``."""
+    host = httpx.URL(url).host
+    content = json.dumps(payload, ensure_ascii=False, separators=(",", ":")).encode()
+    try:
+        async with http.stream("POST", url, headers=headers, content=content) as resp:
+            if resp.status_code >= 300:  # redirects are not followed: a key stays on its host
+                body = await resp.aread()
+                raise status_error(resp.status_code, resp.headers, body, host, secret)
+            yield resp.aiter_raw()
+    except httpx.ConnectTimeout as exc:
+        raise ProviderTimeoutError(
+            f"could not connect to {host} in time", hint="check the network or the base URL"
+        ) from exc
+    except httpx.TimeoutException as exc:
+        raise ProviderTimeoutError(
+            f"{host} stopped sending ({type(exc).__name__})", hint="the provider may be overloaded"
+        ) from exc
+    except httpx.ConnectError as exc:
+        raise ProviderConnectionError(
+            f"could not connect to {host}", hint="check the network, the base URL or the server"
+        ) from exc
+    except httpx.TransportError as exc:
+        raise ProviderConnectionError(
+            f"the connection to {host} was lost ({type(exc).__name__})",
+            hint="the provider closed the connection; it is retried automatically",
+        ) from exc
