@@ -11,6 +11,7 @@ PACKAGES = [
     "zengine_jupyter.protocol",
     "zengine_jupyter.config",
     "zengine_jupyter.host",
+    "zengine_jupyter.host.sandbox",
     "zengine_jupyter.llm",
     "zengine_jupyter.llm.anthropic",
     "zengine_jupyter.llm.openai",

@@ -1,5 +1,5 @@
-"""What touches the operating system: child processes, installed programs, and later
-fingerprints, checkpoints and the sandbox; hooks run here too (never sandboxed)."""
+"""What touches the operating system: child processes, installed programs, the sandbox
+(``host.sandbox``), and later fingerprints and checkpoints; hooks run here too (never sandboxed)."""
 
 from zengine_jupyter.host._components import (
     COMPONENTS,

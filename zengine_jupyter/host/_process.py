@@ -60,6 +60,9 @@ class RunOptions:
     """Added on top of the allowlisted environment (these win)."""
     timeout_s: float = 60.0
     stdin: bytes | None = None
+    pass_fds: tuple[int, ...] = ()
+    """Descriptors the child inherits under the same numbers (the sandbox passes its seccomp
+    program this way); every other descriptor is closed in the child."""
 
 
 @dataclass(frozen=True)
@@ -118,6 +121,7 @@ async def run(argv: Sequence[str], options: RunOptions | None = None) -> Complet
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.PIPE,
             start_new_session=True,
+            pass_fds=opts.pass_fds,
         )
     except OSError as exc:
         raise ProcessError(
@@ -160,6 +164,7 @@ async def open_process(
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.STDOUT if merge_stderr else asyncio.subprocess.DEVNULL,
             start_new_session=True,
+            pass_fds=opts.pass_fds,
         )
     except OSError as exc:
         raise ProcessError(

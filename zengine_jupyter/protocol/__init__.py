@@ -37,6 +37,7 @@ if TYPE_CHECKING:
         ProviderStatusError,
         ProviderStreamError,
         ProviderTimeoutError,
+        SandboxError,
         SessionLockedError,
         SessionNotFoundError,
         SettingsFileError,
@@ -132,6 +133,9 @@ if TYPE_CHECKING:
         UsageRecord,
         new_id,
     )
+    from zengine_jupyter.protocol._sandbox import (
+        SandboxNotice,
+    )
     from zengine_jupyter.protocol._sessions import (
         SessionMeta,
     )
@@ -217,6 +221,8 @@ __all__ = [
     "Resync",
     "RetryEvent",
     "RewindRecord",
+    "SandboxError",
+    "SandboxNotice",
     "SessionLockedError",
     "SessionMeta",
     "SessionNotFoundError",
@@ -337,6 +343,8 @@ __getattr__, __dir__ = _lazy_exports(
         "Resync": "_events",
         "RetryEvent": "_llm",
         "RewindRecord": "_records",
+        "SandboxError": "_errors",
+        "SandboxNotice": "_sandbox",
         "SessionLockedError": "_errors",
         "SessionMeta": "_sessions",
         "SessionNotFoundError": "_errors",

@@ -21,6 +21,7 @@ The tree (later parts add their branches here, and only here)::
     ├── StoreError                a chat's folder or log cannot be used
     │   ├── SessionNotFoundError  no chat has that id
     │   └── SessionLockedError    another process is writing that chat
+    ├── SandboxError              the sandbox cannot confine this command as configured
     ├── NotAvailableError         the part that does this is not built or not enabled
     └── ProviderError             a model provider refused or failed a request
         ├── ProviderStatusError       an HTTP error status (``status``, ``retry_after_s``)
@@ -52,6 +53,7 @@ __all__ = [
     "ProviderStatusError",
     "ProviderStreamError",
     "ProviderTimeoutError",
+    "SandboxError",
     "SessionLockedError",
     "SessionNotFoundError",
     "SettingsFileError",
@@ -107,6 +109,13 @@ class ProcessError(ZengineError):
 
 class ProcessTimeoutError(ProcessError):
     """A child process was still running at its deadline and was stopped."""
+
+
+class SandboxError(ZengineError):
+    """The sandbox cannot confine a command as configured (unsupported platform or machine).
+
+    Raised instead of running a command with less confinement than was asked for.
+    """
 
 
 class StoreError(ZengineError):

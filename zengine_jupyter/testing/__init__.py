@@ -13,6 +13,7 @@ checks any client's stream.
 
 from zengine_jupyter.testing._clock import FakeClock
 from zengine_jupyter.testing._http import RecordedRequest, RecordingServer
+from zengine_jupyter.testing._listeners import Listener
 from zengine_jupyter.testing._model_client import (
     FakeModelClient,
     assert_stream_contract,
@@ -31,6 +32,7 @@ from zengine_jupyter.testing._provider_server import ProviderServer, ReceivedReq
 __all__ = [
     "FakeClock",
     "FakeModelClient",
+    "Listener",
     "ProviderServer",
     "ReceivedRequest",
     "RecordedRequest",

@@ -1,0 +1,76 @@
+"""Start-up time the sandbox adds per command: wrapped (plan + launch + bwrap with a private
+network and the seccomp filter) against the same command unwrapped, for ``true`` and
+``python -c pass``. No limit is set: the ratios are printed for the closing note."""
+
+from __future__ import annotations
+
+import asyncio
+import atexit
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from benchmarks._harness import Benchmark
+from zengine_jupyter.host.sandbox import (
+    CommandOrigin,
+    SandboxBackend,
+    SandboxOptions,
+    detect_backend,
+    launch,
+    plan_command,
+)
+
+
+def _project() -> SandboxOptions:
+    base = Path(tempfile.mkdtemp(prefix="zengine-bench-sandbox-"))
+    atexit.register(shutil.rmtree, base, True)
+    for name in ("project/.git/hooks", "tmp", "home/.cache"):
+        (base / name).mkdir(parents=True)
+    (base / "project/.git/config").write_text("[core]\n\tbare = false\n")
+    return SandboxOptions(
+        root=base / "project", temp_dir=base / "tmp", home=base / "home", enabled=True
+    )
+
+
+def _wrapped(options: SandboxOptions, backend: SandboxBackend, argv: list[str]) -> None:
+    plan = plan_command(options, backend, CommandOrigin.AGENT_BASH, argv, options.root)
+    with launch(plan) as spec:
+        subprocess.run(spec.argv, pass_fds=spec.pass_fds, cwd=spec.cwd, check=True, timeout=30)
+
+
+def _bare(argv: list[str], cwd: Path) -> None:
+    subprocess.run(argv, cwd=cwd, check=True, timeout=30)
+
+
+def benchmarks() -> list[Benchmark]:
+    backend = asyncio.run(detect_backend())
+    if not backend.available:
+        raise SystemExit(f"no sandbox here: {backend.notice}")
+    off = _project()
+    on = SandboxOptions(
+        root=off.root, temp_dir=off.temp_dir, home=off.home, enabled=True, allow_network=True
+    )
+    true = shutil.which("true") or "/bin/true"
+    py = [sys.executable, "-c", "pass"]
+    return [
+        Benchmark(
+            "true: sandboxed (network off) vs bare",
+            ours=lambda: _wrapped(off, backend, [true]),
+            baseline=lambda: _bare([true], off.root),
+            repeat=15,
+        ),
+        Benchmark(
+            "python -c pass: sandboxed (network off) vs bare",
+            ours=lambda: _wrapped(off, backend, py),
+            baseline=lambda: _bare(py, off.root),
+            repeat=9,
+        ),
+        Benchmark(
+            "true: sandboxed (network on) vs bare",
+            ours=lambda: _wrapped(on, backend, [true]),
+            baseline=lambda: _bare([true], off.root),
+            repeat=15,
+        ),
+    ]

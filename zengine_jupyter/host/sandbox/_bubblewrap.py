@@ -1,0 +1,91 @@
+"""The bubblewrap (``bwrap``) command line for a profile: a pure function, tested on exact argv.
+
+Order matters, each mount covering the ones before it:
+
+1. the whole filesystem read-only, a private ``/dev`` and a ``/proc`` of the sandbox's own pids,
+   whose kernel knobs stay read-only (run as root, a command could otherwise set
+   ``kernel.core_pattern`` to a program the host kernel then runs, or poke ``sysrq-trigger``);
+2. each writable area bound read-write (parents first);
+3. each pinned ``.git`` bound onto itself: a mount point cannot be renamed or removed;
+4. each protected path bound read-only over itself; an absent one gets an empty read-only
+   tmpfs, so nothing can be created there (writes fail with EISDIR / EROFS); with network on,
+   container-engine sockets get ``/dev/null`` over them (connecting is refused); Jupyter's
+   runtime folders (kernel connection files, server tokens) are seen empty;
+5. isolation: own pid and IPC namespaces, a new session (no TIOCSTI into the terminal), every
+   capability dropped (as root, bwrap otherwise keeps them and ``mount -o remount,rw /`` works),
+   and with network off its own network namespace plus the seccomp program of ``_seccomp``.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from zengine_jupyter.protocol import SandboxError
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from pathlib import Path
+
+    from zengine_jupyter.host.sandbox._profile import SandboxProfile
+
+__all__ = ["PROC_READ_ONLY", "build_bwrap_argv"]
+
+PROC_READ_ONLY: tuple[str, ...] = (
+    "/proc/sys",
+    "/proc/sysrq-trigger",
+    "/proc/irq",
+    "/proc/bus",
+    "/proc/fs",
+)
+"""Kernel interfaces under /proc a root user could write (Docker keeps the same ones read-only)."""
+
+
+def build_bwrap_argv(
+    profile: SandboxProfile,
+    command: Sequence[str],
+    *,
+    cwd: Path,
+    seccomp_fd: int | None,
+    program: str = "bwrap",
+) -> tuple[str, ...]:
+    """``bwrap ... -- command`` confining ``command`` to ``profile``, starting in ``cwd``.
+
+    ``seccomp_fd`` is the descriptor the child inherits holding the seccomp program; it is
+    required when the network is off (fail closed: :class:`SandboxError` without it).
+    """
+    if not command:
+        raise SandboxError("cannot sandbox an empty command")
+    if not profile.allow_network and seccomp_fd is None:
+        raise SandboxError(
+            "network is off but no seccomp program was given to block Unix sockets",
+            hint="pass the descriptor holding host.sandbox.network_off_program()",
+        )
+    argv: list[str] = [program, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
+    for knob in PROC_READ_ONLY:
+        argv += ["--ro-bind-try", knob, knob]
+    for area in profile.writable:
+        argv += ["--bind", str(area), str(area)]
+    for pin in profile.pinned:
+        argv += ["--bind", str(pin), str(pin)]
+    for item in profile.protected:
+        path = str(item.path)
+        if item.exists:
+            argv += ["--ro-bind", path, path]
+        else:
+            argv += ["--tmpfs", path, "--remount-ro", path]
+    for folder in profile.hidden:
+        argv += ["--tmpfs", str(folder), "--remount-ro", str(folder)]
+    for socket in profile.masked:
+        argv += ["--ro-bind", "/dev/null", str(socket)]
+    argv += [
+        "--unshare-pid",
+        "--unshare-ipc",
+        "--die-with-parent",
+        "--new-session",
+        "--cap-drop",
+        "ALL",
+    ]
+    if not profile.allow_network:
+        argv += ["--unshare-net", "--seccomp", str(seccomp_fd)]
+    argv += ["--chdir", str(cwd), "--", *command]
+    return tuple(argv)

@@ -1,0 +1,140 @@
+"""Placeholders that block absent protected paths, shared safely between concurrent commands.
+
+bubblewrap creates an empty folder on the host where it mounts a read-only placeholder, and the
+launcher seeds ``.git/commondir`` with a neutral ``.``. They must go once no sandboxed command
+needs them, but not before: removing a mount point in another mount namespace detaches the mount
+there, which would reopen the path to a command still running.
+
+So every launch holds a shared ``flock`` per protected path (lock files in the data folder, out
+of the sandbox's reach) from before it looks at the filesystem until its command has ended. The
+launch that created a placeholder removes it at the end only if it can take the lock exclusively,
+i.e. no other command, in this process or another, still relies on it; otherwise the (neutral)
+placeholder stays. Within one process, ownership passes to the last command that used it; a
+left-over seed (its content is unmistakable) is adopted by the next launch. Only empty folders and
+untouched seeds are ever removed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import threading
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from zengine_jupyter.config import data_dir
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from pathlib import Path
+
+    from zengine_jupyter.host.sandbox._profile import ProtectedPath
+
+__all__ = ["Hold", "hold_placeholders", "lock_folder", "release_placeholders", "write_seeds"]
+
+_owned: Counter[Path] = Counter()
+_owned_lock = threading.Lock()
+
+
+def lock_folder() -> Path:
+    return data_dir() / "sandbox-locks"
+
+
+@dataclass
+class Hold:
+    """One launch's claim on the protected paths of its profile."""
+
+    locks: dict[Path, int] = field(default_factory=dict)
+    owned: list[ProtectedPath] = field(default_factory=list)
+
+
+def _lock(path: Path, folder: Path) -> int:
+    import fcntl  # POSIX only; this module runs only for bubblewrap (Linux)
+
+    name = hashlib.sha256(os.fsencode(path)).hexdigest()[:32]
+    fd = os.open(folder / name, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def hold_placeholders(protected: Sequence[ProtectedPath]) -> Hold:
+    """Lock every protected path (shared); call before re-checking which ones exist."""
+    folder = lock_folder()
+    folder.mkdir(parents=True, exist_ok=True)
+    held = Hold()
+    try:
+        for item in protected:
+            held.locks[item.path] = _lock(item.path, folder)
+    except BaseException:
+        release_placeholders(held)
+        raise
+    return held
+
+
+def write_seeds(held: Hold, protected: Sequence[ProtectedPath]) -> None:
+    """Seed absent seeded paths and record which placeholders this launch owns.
+
+    ``protected`` is the profile re-checked after :func:`hold_placeholders`. A seed that cannot
+    be written is left to bubblewrap's folder placeholder (still blocked).
+    """
+    with _owned_lock:
+        for item in protected:
+            if item.exists and item.path not in _owned and not _is_seed(item):
+                continue  # the user's own file or folder, or another process's placeholder
+            if not item.exists and item.seed is not None:
+                with contextlib.suppress(OSError):
+                    fd = os.open(item.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+                    with os.fdopen(fd, "wb") as handle:
+                        handle.write(item.seed)
+            _owned[item.path] += 1
+            held.owned.append(item)
+
+
+def release_placeholders(held: Hold) -> None:
+    """After the command: remove the placeholders nobody else needs, then drop the locks."""
+    import fcntl
+
+    try:
+        with _owned_lock:
+            for item in held.owned:
+                _owned[item.path] -= 1
+                if _owned[item.path] > 0:
+                    continue
+                del _owned[item.path]
+                fd = held.locks.get(item.path)
+                if fd is None:
+                    continue
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                except BlockingIOError:
+                    continue  # another process still relies on it: leave it
+                _remove(item)
+    finally:
+        for fd in held.locks.values():
+            os.close(fd)
+        held.locks.clear()
+        held.owned.clear()
+
+
+def _is_seed(item: ProtectedPath) -> bool:
+    """A seed left by a command that could not clean up (no real file has that content)."""
+    if item.seed is None or not item.seed.strip():
+        return False
+    try:
+        return item.path.read_bytes() == item.seed
+    except OSError:
+        return False
+
+
+def _remove(item: ProtectedPath) -> None:
+    with contextlib.suppress(OSError):
+        if item.path.is_dir() and not item.path.is_symlink():
+            item.path.rmdir()  # fails (kept) unless empty
+        elif item.seed is not None and item.path.read_bytes() == item.seed:
+            item.path.unlink()

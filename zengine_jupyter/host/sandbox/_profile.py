@@ -1,0 +1,333 @@
+"""SandboxProfile: what a sandboxed command may write, what stays read-only, and the network.
+
+The engine fills :class:`SandboxOptions` from ``[shell.sandbox]``; :func:`derive_profile` turns
+them into a :class:`SandboxProfile`, looking only at which paths exist (through an injectable
+probe, so tests need no files). The backends (bubblewrap, seatbelt) translate the profile;
+``policy`` reads it for auto-allow.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Literal
+
+from zengine_jupyter.host.sandbox._gitconfig import hooks_and_includes
+from zengine_jupyter.protocol import SandboxError
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable, Mapping, Sequence
+
+__all__ = [
+    "TOOL_CACHES",
+    "TOOL_CACHES_MACOS",
+    "PathKind",
+    "ProtectedPath",
+    "SandboxOptions",
+    "SandboxProfile",
+    "container_sockets",
+    "derive_profile",
+    "jupyter_runtime_dirs",
+    "probe_path",
+]
+
+PathKind = Literal["dir", "file"]
+
+TOOL_CACHES: tuple[str, ...] = (".cargo/registry", ".cargo/git", ".npm", ".cache", ".gradle", ".m2")
+"""Package caches under the home folder that stay writable when they exist (pip, uv, conda's
+package cache and pre-commit live under ``~/.cache``)."""
+TOOL_CACHES_MACOS: tuple[str, ...] = ("Library/Caches",)
+
+
+def container_sockets(uid: int | None = None) -> tuple[Path, ...]:
+    """Sockets of container engines: whoever reaches one can mount the host's root in a new
+    container. With network on, Unix sockets are reachable, so these are covered anyway."""
+    user = os.getuid() if uid is None and hasattr(os, "getuid") else uid
+    paths = [
+        Path("/var/run/docker.sock"),
+        Path("/run/docker.sock"),
+        Path("/run/containerd/containerd.sock"),
+        Path("/run/podman/podman.sock"),
+        Path("/run/crio/crio.sock"),
+    ]
+    if user is not None:
+        paths += [
+            Path(f"/run/user/{user}/docker.sock"),
+            Path(f"/run/user/{user}/podman/podman.sock"),
+        ]
+    return tuple(paths)
+
+
+def jupyter_runtime_dirs(
+    home: Path, environ: Mapping[str, str] | None = None, uid: int | None = None
+) -> tuple[Path, ...]:
+    """Where Jupyter keeps kernel connection files and server tokens.
+
+    With them, a command could drive the user's kernel or server over localhost and run code
+    outside the sandbox, so the sandbox sees these folders empty.
+    """
+    env = os.environ if environ is None else environ
+    user = os.getuid() if uid is None and hasattr(os, "getuid") else uid
+    paths = [home / ".local/share/jupyter/runtime", home / "Library/Jupyter/runtime"]
+    if env.get("JUPYTER_RUNTIME_DIR"):
+        paths.append(Path(env["JUPYTER_RUNTIME_DIR"]))
+    if env.get("XDG_RUNTIME_DIR"):
+        paths.append(Path(env["XDG_RUNTIME_DIR"]) / "jupyter")
+    if env.get("JUPYTER_DATA_DIR"):
+        paths.append(Path(env["JUPYTER_DATA_DIR"]) / "runtime")
+    if user is not None:
+        paths.append(Path(f"/run/user/{user}/jupyter"))
+    return tuple(dict.fromkeys(paths))
+
+
+COMMONDIR_SEED = b".\n"
+"""Content for an absent ``.git/commondir`` placeholder: git reads it as "the common dir is this
+git dir", so the host's git behaves exactly as without the file (an empty file would make it
+fail), while the sandbox cannot create a real one pointing at a planted config."""
+
+
+@dataclass(frozen=True)
+class SandboxOptions:
+    """Everything the sandbox needs from settings; the engine fills it from ``[shell.sandbox]``."""
+
+    root: Path
+    """The agent's root: the project, or a worktree agent's own worktree."""
+    temp_dir: Path
+    home: Path
+    enabled: bool = False
+    allow_network: bool = False
+    auto_allow: bool = False
+    additional_directories: tuple[Path, ...] = ()
+    extra_writable: tuple[Path, ...] = ()
+    platform: str = sys.platform
+
+
+@dataclass(frozen=True)
+class ProtectedPath:
+    """A path that stays read-only even inside a writable area.
+
+    When it does not exist, a backend must block its creation (bubblewrap mounts an empty
+    read-only placeholder over it; seatbelt denies writes to the path).
+    """
+
+    path: Path
+    kind: PathKind
+    exists: bool
+    seed: bytes | None = None
+    """If set and the path is absent, the launcher creates it with this neutral content first
+    (then it is protected like an existing file) instead of mounting a directory placeholder."""
+
+
+@dataclass(frozen=True)
+class SandboxProfile:
+    """The confinement for one command; pure data."""
+
+    root: Path
+    writable: tuple[Path, ...]
+    """Existing, resolved writable areas, parents before children."""
+    pinned: tuple[Path, ...]
+    """Directories (a repository's ``.git``) that stay writable inside but cannot be renamed or
+    removed, so a fresh ``.git`` with its own config and hooks cannot be swapped in."""
+    protected: tuple[ProtectedPath, ...]
+    allow_network: bool
+    home: Path
+    temp_dir: Path
+    skipped: tuple[Path, ...] = ()
+    """Configured writable paths that do not exist (not bound; shown by diagnostics)."""
+    masked: tuple[Path, ...] = ()
+    """Existing container-engine sockets covered when the network is on (network off blocks
+    every Unix socket already)."""
+    hidden: tuple[Path, ...] = ()
+    """Existing folders the command sees empty (Jupyter's connection files and tokens)."""
+
+    def refreshed(self, probe: Callable[[Path], PathKind | None] | None = None) -> SandboxProfile:
+        """The same profile with ``exists`` re-checked (just before a launch)."""
+        look = probe or probe_path
+        protected = tuple(replace(p, exists=look(p.path) is not None) for p in self.protected)
+        return replace(self, protected=protected)
+
+    def is_writable(self, path: Path) -> bool:
+        """True when ``path`` (absolute, normalised) is inside a writable area and not protected."""
+        if not any(path.is_relative_to(area) for area in self.writable):
+            return False
+        return not any(path.is_relative_to(p.path) for p in self.protected) and path not in (
+            self.pinned
+        )
+
+
+def probe_path(path: Path) -> PathKind | None:
+    """What is at ``path``: a directory, something else, or nothing (symlinks are followed)."""
+    if path.is_dir():
+        return "dir"
+    if path.exists() or path.is_symlink():
+        return "file"
+    return None
+
+
+def _resolve(path: Path) -> Path:
+    return Path(os.path.realpath(path))
+
+
+def _read_text(path: Path) -> str | None:
+    try:
+        return path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+
+
+@dataclass(frozen=True)
+class _Look:
+    """How derive_profile sees the filesystem (injectable for pure tests)."""
+
+    probe: Callable[[Path], PathKind | None]
+    resolve: Callable[[Path], Path]
+    read: Callable[[Path], str | None]
+    home: Path
+    writable: tuple[Path, ...] = ()
+
+
+def _protect(
+    path: Path, area: Path, look: _Look, *, kind: PathKind, seed: bytes | None = None
+) -> ProtectedPath:
+    """``path`` as a protected entry; when absent, its topmost missing folder below ``area``."""
+    present = look.probe(path)
+    if present is None:
+        while path.parent != area and look.probe(path.parent) is None:
+            path, kind, seed = path.parent, "dir", None
+    return ProtectedPath(path, present or kind, present is not None, seed)
+
+
+def _project_protections(
+    area: Path, look: _Look, *, block_absent: bool
+) -> tuple[list[Path], list[ProtectedPath]]:
+    """Pinned dirs and protected paths of one project-like writable area."""
+    pinned: list[Path] = []
+    found: list[ProtectedPath] = []
+
+    def add(rel: str, kind: PathKind, *, seed: bytes | None = None, absent: bool = True) -> None:
+        if look.probe(area / rel) is None and not (block_absent and absent):
+            return
+        found.append(_protect(area / rel, area, look, kind=kind, seed=seed))
+
+    if look.probe(area / ".git") == "dir":
+        pinned.append(area / ".git")
+        add(".git/hooks", "dir")
+        add(".git/config", "file")
+        add(".git/commondir", "file", seed=COMMONDIR_SEED)
+        add(".git/config.worktree", "file", absent=False)
+        add(".git/worktrees", "dir", absent=False)
+        add(".git/modules", "dir", absent=False)
+        found += _git_config_targets([area / ".git/config"], area, look)
+    else:  # a worktree's .git file, or no repository: creating one is blocked
+        add(".git", "dir")
+    add(".z-engine", "dir")
+    add(".claude", "dir")
+    add(".mcp.json", "file")
+    return pinned, found
+
+
+def _git_config_targets(sources: Sequence[Path], top: Path, look: _Look) -> list[ProtectedPath]:
+    """``core.hooksPath`` and included config files that a sandboxed command could write.
+
+    Hooks there (husky's ``.husky/_``, say) run on the host at the next commit, and an included
+    config file could set ``core.hooksPath`` again: both stay read-only; an absent include gets
+    an empty (neutral) config file. A relative hooks path is relative to the worktree ``top``.
+    """
+    hooks: str | None = None
+    found: list[ProtectedPath] = []
+
+    def guard(path: Path, kind: PathKind, seed: bytes | None) -> None:
+        area = next((a for a in look.writable if path.is_relative_to(a) and path != a), None)
+        if area is not None:
+            found.append(_protect(path, area, look, kind=kind, seed=seed))
+
+    for source in sources:
+        text = look.read(source)
+        if text is None:
+            continue
+        found_hooks, includes = hooks_and_includes(text)
+        hooks = found_hooks or hooks
+        for include in includes:
+            guard(_expand(include, source.parent, look.home), "file", b"")
+    if hooks:
+        guard(_expand(hooks, top, look.home), "dir", None)
+    return found
+
+
+def _expand(value: str, base: Path, home: Path) -> Path:
+    if value == "~" or value.startswith("~/"):
+        return Path(os.path.normpath(str(home) + value[1:]))
+    return Path(os.path.normpath(base / value))
+
+
+def _refuse_links(items: Iterable[Path], look: _Look) -> None:
+    for path in items:
+        if look.probe(path) is not None and look.resolve(path) != path:
+            raise SandboxError(
+                f"{path} is a symbolic link, so the sandbox cannot keep it read-only "
+                "(the link itself could be replaced)",
+                hint="replace the link with the real file or folder, or set "
+                "[shell.sandbox] enabled = false for this project",
+            )
+
+
+def _existing(paths: Iterable[Path], probe: Callable[[Path], PathKind | None]) -> list[Path]:
+    return [p for p in paths if probe(p) == "dir"]
+
+
+def derive_profile(
+    options: SandboxOptions,
+    probe: Callable[[Path], PathKind | None] = probe_path,
+    resolve: Callable[[Path], Path] = _resolve,
+    read: Callable[[Path], str | None] = _read_text,
+    sockets: Sequence[Path] | None = None,
+    hidden: Sequence[Path] | None = None,
+) -> SandboxProfile:
+    """The profile for ``options``; ``probe``/``resolve``/``read`` are injectable for pure tests,
+    ``sockets`` replaces :func:`container_sockets`, ``hidden`` :func:`jupyter_runtime_dirs`.
+
+    Raises :class:`SandboxError` when a protected path is a symbolic link (fail closed).
+    """
+    home = resolve(options.home)
+    cache_names = TOOL_CACHES + (TOOL_CACHES_MACOS if options.platform == "darwin" else ())
+    caches = [resolve(home / rel) for rel in cache_names]
+    projects = [resolve(p) for p in (options.root, *options.additional_directories)]
+    extras = [resolve(p) for p in options.extra_writable]
+    temp = resolve(options.temp_dir)
+    wanted = [*projects, temp, *extras]
+    skipped = tuple(p for p in wanted if probe(p) != "dir")
+    writable = _existing(dict.fromkeys([*wanted, *caches]), probe)
+    writable.sort(key=lambda p: (len(p.parts), str(p)))
+    look = _Look(probe, resolve, read, home, tuple(writable))
+
+    pinned: list[Path] = []
+    protected: list[ProtectedPath] = []
+    for area in dict.fromkeys([*projects, *extras]):
+        if probe(area) != "dir":
+            continue
+        pins, found = _project_protections(area, look, block_absent=area in projects)
+        pinned += pins
+        protected += found
+    user_configs = [home / ".gitconfig", home / ".config/git/config", Path("/etc/gitconfig")]
+    protected += _git_config_targets(user_configs, projects[0], look)
+    _refuse_links([*pinned, *(p.path for p in protected)], look)
+    masked: list[Path] = []
+    if options.allow_network:
+        candidates = container_sockets() if sockets is None else sockets
+        masked = [resolve(s) for s in candidates if probe(s) == "file"]
+    hide = jupyter_runtime_dirs(home) if hidden is None else hidden
+    hidden_dirs = [resolve(h) for h in hide if probe(h) == "dir"]
+    return SandboxProfile(
+        root=resolve(options.root),
+        writable=tuple(writable),
+        pinned=tuple(dict.fromkeys(pinned)),
+        protected=tuple(dict.fromkeys(protected)),
+        allow_network=options.allow_network,
+        home=home,
+        temp_dir=temp,
+        skipped=skipped,
+        masked=tuple(dict.fromkeys(masked)),
+        hidden=tuple(dict.fromkeys(hidden_dirs)),
+    )

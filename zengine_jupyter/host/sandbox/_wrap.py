@@ -1,0 +1,204 @@
+"""Wrapping the agent's commands in the sandbox, and only those.
+
+Who started a command decides: the agent's Bash commands, its background shells and verification
+checks run inside the sandbox when it is enabled (:data:`SANDBOXED_ORIGINS`); commands the user
+types with ``!`` and hook scripts never do (they are the user's own, run as the user).
+
+Two steps, so the gate can decide in between: :func:`plan_command` says what will happen
+(sandboxed or not, and the notice when the sandbox is wanted but unavailable, in which case the
+gate must ask); :func:`launch` is the context that must span the child's whole life: it creates
+the placeholders that block absent protected paths, hands over the seccomp program and removes
+the placeholders once the last sandboxed command using them has ended.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from dataclasses import dataclass, field, replace
+from enum import StrEnum
+from typing import TYPE_CHECKING
+
+from zengine_jupyter.host._process import RunOptions, open_process, run
+from zengine_jupyter.host.sandbox._bubblewrap import build_bwrap_argv
+from zengine_jupyter.host.sandbox._placeholders import (
+    hold_placeholders,
+    release_placeholders,
+    write_seeds,
+)
+from zengine_jupyter.host.sandbox._profile import derive_profile
+from zengine_jupyter.host.sandbox._seatbelt import build_seatbelt_argv
+from zengine_jupyter.host.sandbox._seccomp import network_off_program, program_pipe
+from zengine_jupyter.protocol import SandboxError, SandboxNotice
+
+if TYPE_CHECKING:
+    import asyncio
+    from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
+    from pathlib import Path
+
+    from zengine_jupyter.host._process import CompletedRun
+    from zengine_jupyter.host.sandbox._backend import SandboxBackend
+    from zengine_jupyter.host.sandbox._profile import SandboxOptions, SandboxProfile
+
+__all__ = [
+    "SANDBOXED_ORIGINS",
+    "CommandOrigin",
+    "CommandPlan",
+    "Launch",
+    "launch",
+    "open_planned",
+    "plan_command",
+    "plan_shell",
+    "run_planned",
+]
+
+
+class CommandOrigin(StrEnum):
+    """Who asked for a command to run."""
+
+    AGENT_BASH = "agent_bash"
+    BACKGROUND_SHELL = "background_shell"
+    CHECK = "check"
+    USER_BANG = "user_bang"
+    """Typed by the user with ``!``: never sandboxed."""
+    HOOK = "hook"
+    """A hook script from settings: never sandboxed."""
+
+
+SANDBOXED_ORIGINS: frozenset[CommandOrigin] = frozenset(
+    {CommandOrigin.AGENT_BASH, CommandOrigin.BACKGROUND_SHELL, CommandOrigin.CHECK}
+)
+
+
+@dataclass(frozen=True)
+class CommandPlan:
+    """How one command will run."""
+
+    command: tuple[str, ...]
+    cwd: Path
+    origin: CommandOrigin
+    profile: SandboxProfile | None = None
+    """Set when the command runs sandboxed."""
+    backend: SandboxBackend | None = None
+    notice: SandboxNotice | None = None
+    """Set when the sandbox is enabled but unavailable: the command runs unconfined."""
+
+    @property
+    def sandboxed(self) -> bool:
+        return self.profile is not None
+
+    @property
+    def unconfined_by_failure(self) -> bool:
+        """The sandbox was wanted for this command and is not there: the gate must ask."""
+        return self.notice is not None
+
+
+@dataclass(frozen=True)
+class Launch:
+    """What to hand to the process runner: argv, inherited descriptors, extra environment."""
+
+    argv: tuple[str, ...]
+    cwd: Path
+    pass_fds: tuple[int, ...] = ()
+    env: Mapping[str, str] = field(default_factory=dict)
+
+
+def plan_command(
+    options: SandboxOptions,
+    backend: SandboxBackend | None,
+    origin: CommandOrigin,
+    command: Sequence[str],
+    cwd: Path,
+) -> CommandPlan:
+    """Decide how ``command`` (argv) from ``origin`` runs under ``options``.
+
+    ``backend`` is :func:`detect_backend`'s answer (None when not detected, e.g. disabled).
+    """
+    plan = CommandPlan(tuple(command), cwd, origin)
+    if not options.enabled or origin not in SANDBOXED_ORIGINS:
+        return plan
+    if backend is None or not backend.available:
+        notice = backend.notice if backend is not None else None
+        if notice is None:
+            notice = _notice(
+                options,
+                "no sandbox backend was detected",
+                "detect one with host.sandbox.detect_backend() before running commands",
+                None,
+            )
+        return replace(plan, notice=notice)
+    try:
+        profile = derive_profile(options)
+    except SandboxError as exc:  # a sandbox that cannot start: unconfined, and the gate asks
+        return replace(plan, notice=_notice(options, exc.message, exc.hint or "", backend.name))
+    return replace(plan, profile=profile, backend=backend)
+
+
+def _notice(options: SandboxOptions, reason: str, fix: str, backend: str | None) -> SandboxNotice:
+    return SandboxNotice(backend=backend, platform=options.platform, reason=reason, fix=fix)
+
+
+def plan_shell(
+    options: SandboxOptions,
+    backend: SandboxBackend | None,
+    origin: CommandOrigin,
+    script: str,
+    cwd: Path,
+    shell: str = "bash",
+) -> CommandPlan:
+    """:func:`plan_command` for a shell command line (``bash -c SCRIPT``)."""
+    return plan_command(options, backend, origin, (shell, "-c", script), cwd)
+
+
+@contextlib.contextmanager
+def launch(plan: CommandPlan) -> Iterator[Launch]:
+    """The argv to start for ``plan``; keep the context open until the child has exited."""
+    if plan.profile is None or plan.backend is None or plan.backend.program is None:
+        yield Launch(plan.command, plan.cwd)
+        return
+    profile = plan.profile
+    env = {"TMPDIR": str(profile.temp_dir)}
+    if plan.backend.name == "seatbelt":
+        argv = build_seatbelt_argv(profile, plan.command, program=plan.backend.program)
+        yield Launch(argv, plan.cwd, env=env)
+        return
+    held = hold_placeholders(profile.protected)
+    fd: int | None = None
+    try:
+        write_seeds(held, profile.refreshed().protected)
+        profile = profile.refreshed()  # after seeding: what exists now is what bwrap binds
+        if not profile.allow_network:
+            fd = program_pipe(network_off_program(plan.backend.machine))
+        argv = build_bwrap_argv(
+            profile, plan.command, cwd=plan.cwd, seccomp_fd=fd, program=plan.backend.program
+        )
+        yield Launch(argv, plan.cwd, pass_fds=() if fd is None else (fd,), env=env)
+    finally:
+        if fd is not None:
+            os.close(fd)
+        release_placeholders(held)
+
+
+async def run_planned(plan: CommandPlan, options: RunOptions | None = None) -> CompletedRun:
+    """Run ``plan`` to completion through :func:`host.run`, sandboxed when the plan says so."""
+    opts = options or RunOptions()
+    with launch(plan) as spec:
+        return await run(
+            spec.argv,
+            replace(opts, cwd=spec.cwd, env={**spec.env, **opts.env}, pass_fds=spec.pass_fds),
+        )
+
+
+@contextlib.asynccontextmanager
+async def open_planned(
+    plan: CommandPlan, options: RunOptions | None = None, *, merge_stderr: bool = False
+) -> AsyncIterator[asyncio.subprocess.Process]:
+    """:func:`host.open_process` for ``plan``: streamed output, for Bash and background shells.
+
+    The sandbox's placeholders live exactly as long as the block.
+    """
+    opts = options or RunOptions()
+    with launch(plan) as spec:
+        merged = replace(opts, cwd=spec.cwd, env={**spec.env, **opts.env}, pass_fds=spec.pass_fds)
+        async with open_process(spec.argv, merged, merge_stderr=merge_stderr) as proc:
+            yield proc
