@@ -7,6 +7,13 @@ from zengine_jupyter.host._components import (
     probe_component,
     probe_components,
 )
+from zengine_jupyter.host._fingerprint import (
+    ALWAYS_SKIPPED,
+    Fingerprint,
+    fingerprint_tree,
+    workspace_fingerprint,
+)
+from zengine_jupyter.host._ignore import IgnoreFile, IgnoreRules, compile_gitignore
 from zengine_jupyter.host._process import (
     SAFE_ENV_NAMES,
     CompletedRun,
@@ -17,14 +24,21 @@ from zengine_jupyter.host._process import (
 )
 
 __all__ = [
+    "ALWAYS_SKIPPED",
     "COMPONENTS",
     "SAFE_ENV_NAMES",
     "CompletedRun",
     "ComponentSpec",
+    "Fingerprint",
+    "IgnoreFile",
+    "IgnoreRules",
     "RunOptions",
     "child_environment",
+    "compile_gitignore",
+    "fingerprint_tree",
     "open_process",
     "probe_component",
     "probe_components",
     "run",
+    "workspace_fingerprint",
 ]

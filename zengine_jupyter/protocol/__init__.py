@@ -25,12 +25,30 @@ if TYPE_CHECKING:
         NotAvailableError,
         ProcessError,
         ProcessTimeoutError,
+        VerificationError,
         ZengineError,
     )
     from zengine_jupyter.protocol._status import ComponentStatus, DoctorReport
+    from zengine_jupyter.protocol._verification import (
+        EVIDENCE_KINDS,
+        Badge,
+        CheckKind,
+        CheckRecord,
+        CheckSource,
+        CheckSpec,
+        TestCounts,
+        VerificationMode,
+        VerificationOutcome,
+    )
 
 __all__ = [
+    "EVIDENCE_KINDS",
     "REWIND_LIMITS",
+    "Badge",
+    "CheckKind",
+    "CheckRecord",
+    "CheckSource",
+    "CheckSpec",
     "CheckpointError",
     "CheckpointInfo",
     "CheckpointsOff",
@@ -43,6 +61,10 @@ __all__ = [
     "NotStored",
     "ProcessError",
     "ProcessTimeoutError",
+    "TestCounts",
+    "VerificationError",
+    "VerificationMode",
+    "VerificationOutcome",
     "ZengineError",
 ]
 
@@ -63,5 +85,15 @@ __getattr__, __dir__ = _lazy_exports(
         "ProcessError": "_errors",
         "ProcessTimeoutError": "_errors",
         "ZengineError": "_errors",
+        "VerificationError": "_errors",
+        "EVIDENCE_KINDS": "_verification",
+        "Badge": "_verification",
+        "CheckKind": "_verification",
+        "CheckRecord": "_verification",
+        "CheckSource": "_verification",
+        "CheckSpec": "_verification",
+        "TestCounts": "_verification",
+        "VerificationMode": "_verification",
+        "VerificationOutcome": "_verification",
     },
 )

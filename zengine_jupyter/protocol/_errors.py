@@ -12,6 +12,7 @@ The tree (later parts add their branches here, and only here)::
     ├── ProcessError              a child process could not start or failed
     │   └── ProcessTimeoutError   a child process outlived its deadline
     ├── CheckpointError           the shadow repository failed, is busy, or has no such checkpoint
+    ├── VerificationError         a check is unknown, malformed, or its run could not be recorded
     └── NotAvailableError         the part that does this is not built or not enabled
 
 Messages never contain secrets (API keys, auth headers): house rule 6.
@@ -26,6 +27,7 @@ __all__ = [
     "NotAvailableError",
     "ProcessError",
     "ProcessTimeoutError",
+    "VerificationError",
     "ZengineError",
 ]
 
@@ -75,3 +77,7 @@ class NotAvailableError(ZengineError):
 
 class CheckpointError(ZengineError):
     """A snapshot or restore failed, the shadow repository is busy, or a checkpoint is unknown."""
+
+
+class VerificationError(ZengineError):
+    """A check id is unknown, a check entry is malformed, or a run could not be recorded."""

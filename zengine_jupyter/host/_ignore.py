@@ -1,0 +1,192 @@
+"""A gitignore matcher: ``.gitignore`` files and ``.git/info/exclude``, as git reads them.
+
+Patterns are translated to regular expressions once per file. A folder's rules are its
+own ``.gitignore`` stacked on its parents' (deeper files win; inside a file the last
+matching line wins; ``info/exclude`` counts as the least specific). Matching a name costs
+one regex call per ``.gitignore`` in scope, so a walk pays little for it.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+__all__ = ["IgnoreFile", "IgnoreRules", "compile_gitignore", "translate_pattern"]
+
+
+def translate_pattern(glob: str) -> str:
+    """The regex body for a gitignore glob (no leading ``!`` or trailing ``/``)."""
+    out: list[str] = []
+    i, n = 0, len(glob)
+    while i < n:
+        c = glob[i]
+        if c == "*":
+            if glob.startswith("**", i):
+                before_ok = i == 0 or glob[i - 1] == "/"
+                after = glob[i + 2 : i + 3]
+                if before_ok and after == "/":
+                    out.append("(?:.*/)?")
+                    i += 3
+                    continue
+                if before_ok and after == "":
+                    out.append(".*")
+                    i += 2
+                    continue
+                out.append("[^/]*")
+                i += 2
+                continue
+            out.append("[^/]*")
+        elif c == "?":
+            out.append("[^/]")
+        elif c == "[":
+            j = glob.find("]", i + 2 if glob[i + 1 : i + 2] in ("!", "^") else i + 1)
+            if j == -1:
+                out.append(re.escape(c))
+            else:
+                body = glob[i + 1 : j]
+                if body[:1] in ("!", "^"):
+                    body = "^" + body[1:]
+                out.append("[" + body.replace("\\", "\\\\") + "]")
+                i = j
+        elif c == "\\" and i + 1 < n:
+            i += 1
+            out.append(re.escape(glob[i]))
+        else:
+            out.append(re.escape(c))
+        i += 1
+    return "".join(out)
+
+
+@dataclass(frozen=True)
+class _Rule:
+    regex: str
+    negated: bool
+    dir_only: bool
+
+
+def _parse(text: str) -> list[_Rule]:
+    rules: list[_Rule] = []
+    for raw in text.splitlines():
+        line = raw.rstrip("\r")
+        if not line or line.startswith("#"):
+            continue
+        while line.endswith(" ") and not line.endswith("\\ "):
+            line = line[:-1]
+        if not line:
+            continue
+        negated = line.startswith("!")
+        if negated or line.startswith("\\!") or line.startswith("\\#"):
+            line = line[1:]
+        dir_only = line.endswith("/")
+        line = line.rstrip("/")
+        if not line:
+            continue
+        anchored = "/" in line
+        body = translate_pattern(line.lstrip("/"))
+        regex = body if anchored else "(?:.*/)?" + body
+        rules.append(_Rule(regex, negated, dir_only))
+    return rules
+
+
+@dataclass(frozen=True)
+class IgnoreFile:
+    """The rules of one ignore file, relative to ``base`` (a ``/``-joined prefix, "" at the root).
+
+    ``match`` answers True (ignored), False (re-included by ``!``) or None (no rule applies).
+    """
+
+    base: str
+    _files: re.Pattern[str] | None
+    _dirs: re.Pattern[str] | None
+    _negated: frozenset[str]
+
+    def match(self, rel: str, is_dir: bool) -> bool | None:
+        pattern = self._dirs if is_dir else self._files
+        if pattern is None:
+            return None
+        m = pattern.fullmatch(rel)
+        if m is None:
+            return None
+        return m.lastgroup not in self._negated
+
+
+def compile_gitignore(text: str, base: str = "") -> IgnoreFile | None:
+    """Compile one ignore file's text; None when it holds no rules."""
+    rules = _parse(text)
+    if not rules:
+        return None
+    negated: set[str] = set()
+    dirs: list[str] = []
+    files: list[str] = []
+    # The last matching line wins: alternatives are tried in reverse order.
+    for index in range(len(rules) - 1, -1, -1):
+        rule = rules[index]
+        name = f"r{index}"
+        if rule.negated:
+            negated.add(name)
+        alt = f"(?P<{name}>{rule.regex}(?:/.*)?)"
+        dirs.append(alt)
+        if not rule.dir_only:
+            files.append(alt)
+        else:
+            # a dir-only rule still covers files below a matching folder
+            files.append(f"(?P<{name}f>{rule.regex}/.*)")
+            if rule.negated:
+                negated.add(f"{name}f")
+    return IgnoreFile(
+        base,
+        re.compile("|".join(files)) if files else None,
+        re.compile("|".join(dirs)),
+        frozenset(negated),
+    )
+
+
+class IgnoreRules:
+    """The ignore files in scope for one folder of a walk, innermost first."""
+
+    __slots__ = ("_chain",)
+
+    def __init__(self, chain: tuple[IgnoreFile, ...] = ()) -> None:
+        self._chain = chain
+
+    @classmethod
+    def for_root(cls, root: Path) -> IgnoreRules:
+        """The root's rules: ``.git/info/exclude`` then the root ``.gitignore``."""
+        chain: list[IgnoreFile] = []
+        for path in (root / ".gitignore", root / ".git" / "info" / "exclude"):
+            compiled = _read(path, "")
+            if compiled is not None:
+                chain.append(compiled)
+        return cls(tuple(chain))
+
+    def descend(self, folder: Path, rel: str) -> IgnoreRules:
+        """The rules inside ``folder`` (at ``rel``): its own ``.gitignore`` on top of these."""
+        compiled = _read(folder / ".gitignore", rel + "/")
+        if compiled is None:
+            return self
+        return IgnoreRules((compiled, *self._chain))
+
+    @property
+    def empty(self) -> bool:
+        return not self._chain
+
+    def ignored(self, rel: str, is_dir: bool) -> bool:
+        """Whether ``rel`` (root-relative, ``/``-joined) is ignored."""
+        for rules in self._chain:
+            base = rules.base
+            verdict = rules.match(rel[len(base) :] if base else rel, is_dir)
+            if verdict is not None:
+                return verdict
+        return False
+
+
+def _read(path: Path, base: str) -> IgnoreFile | None:
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+    return compile_gitignore(text, base)
