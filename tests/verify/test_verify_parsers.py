@@ -12,7 +12,9 @@ from zengine_jupyter.verify.parse import PARSERS, parse_counts
 SAMPLES = Path(__file__).parent / "samples"
 
 
-def counts(passed: int | None, failed: int | None, skipped: int | None, errors: int | None) -> TestCounts:
+def counts(
+    passed: int | None, failed: int | None, skipped: int | None, errors: int | None
+) -> TestCounts:
     return TestCounts(passed=passed, failed=failed, skipped=skipped, errors=errors)
 
 

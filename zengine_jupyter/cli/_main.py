@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from zengine_jupyter._version import __version__
 from zengine_jupyter.cli._doctor import collect_report, render_report
+from zengine_jupyter.cli._verify import add_verify_commands
 from zengine_jupyter.protocol import ZengineError
 
 if TYPE_CHECKING:
@@ -28,6 +29,7 @@ def build_parser() -> argparse.ArgumentParser:
         "doctor", help="show versions, the data folder and which components are installed"
     )
     doctor.add_argument("--json", action="store_true", help="print the report as JSON")
+    add_verify_commands(commands)
     return parser
 
 
@@ -47,6 +49,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.command == "doctor":
             return _doctor(args)
+        handler = getattr(args, "handler", None)
+        if handler is not None:
+            return int(handler(args))
     except ZengineError as exc:
         sys.stderr.write(f"zengine: {exc}\n")
         return 1

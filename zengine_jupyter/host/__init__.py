@@ -13,7 +13,12 @@ from zengine_jupyter.host._fingerprint import (
     fingerprint_tree,
     workspace_fingerprint,
 )
-from zengine_jupyter.host._ignore import IgnoreFile, IgnoreRules, compile_gitignore
+from zengine_jupyter.host._ignore import (
+    FolderMatcher,
+    IgnoreFile,
+    IgnoreRules,
+    compile_gitignore,
+)
 from zengine_jupyter.host._process import (
     SAFE_ENV_NAMES,
     CompletedRun,
@@ -30,6 +35,7 @@ __all__ = [
     "CompletedRun",
     "ComponentSpec",
     "Fingerprint",
+    "FolderMatcher",
     "IgnoreFile",
     "IgnoreRules",
     "RunOptions",

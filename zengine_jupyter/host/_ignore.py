@@ -15,7 +15,13 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from pathlib import Path
 
-__all__ = ["IgnoreFile", "IgnoreRules", "compile_gitignore", "translate_pattern"]
+__all__ = [
+    "FolderMatcher",
+    "IgnoreFile",
+    "IgnoreRules",
+    "compile_gitignore",
+    "translate_pattern",
+]
 
 
 def translate_pattern(glob: str) -> str:
@@ -64,8 +70,22 @@ def translate_pattern(glob: str) -> str:
 @dataclass(frozen=True)
 class _Rule:
     regex: str
+    """The whole pattern, matched against a path relative to the file's folder."""
     negated: bool
     dir_only: bool
+    name: str
+    """The last segment's regex, matched against an entry's name."""
+    folder: re.Pattern[str] | None
+    """Which folders (relative to the file's folder, "" for itself) the name part applies
+    in; None: every folder (a pattern without a slash)."""
+
+
+def _folder_regex(dir_part: str) -> re.Pattern[str]:
+    if dir_part == "**":
+        return re.compile(".*")
+    if dir_part.endswith("/**"):
+        return re.compile(translate_pattern(dir_part[:-3]) + "(?:/.*)?")
+    return re.compile(translate_pattern(dir_part))
 
 
 def _parse(text: str) -> list[_Rule]:
@@ -86,9 +106,13 @@ def _parse(text: str) -> list[_Rule]:
         if not line:
             continue
         anchored = "/" in line
-        body = translate_pattern(line.lstrip("/"))
+        line = line.lstrip("/")
+        body = translate_pattern(line)
         regex = body if anchored else "(?:.*/)?" + body
-        rules.append(_Rule(regex, negated, dir_only))
+        dir_part, _, last = line.rpartition("/")
+        name = ".*" if last == "**" else translate_pattern(last)
+        folder = _folder_regex(dir_part) if anchored else None
+        rules.append(_Rule(regex, negated, dir_only, name, folder))
     return rules
 
 
@@ -103,6 +127,7 @@ class IgnoreFile:
     _files: re.Pattern[str] | None
     _dirs: re.Pattern[str] | None
     _negated: frozenset[str]
+    rules: tuple[_Rule, ...] = ()
 
     def match(self, rel: str, is_dir: bool) -> bool | None:
         pattern = self._dirs if is_dir else self._files
@@ -142,7 +167,74 @@ def compile_gitignore(text: str, base: str = "") -> IgnoreFile | None:
         re.compile("|".join(files)) if files else None,
         re.compile("|".join(dirs)),
         frozenset(negated),
+        tuple(rules),
     )
+
+
+@dataclass(frozen=True)
+class FolderMatcher:
+    """The rules for the entries of one folder, matched on names alone.
+
+    ``files`` / ``dirs`` are None when no rule can apply; a match whose group is in
+    ``negated`` means re-included.
+    """
+
+    files: re.Pattern[str] | None
+    dirs: re.Pattern[str] | None
+    negated: frozenset[str]
+    lines: re.Pattern[str] | None = None
+    """``files``, but matching whole lines of a newline-joined list of names."""
+
+    def ignored_files(self, names: list[str]) -> set[str]:
+        """Which of ``names`` (files) are ignored, in one regex pass when possible."""
+        if self.files is None:
+            return set()
+        joined = "\n".join(names)
+        if self.lines is None or "\n" in "".join(names):
+            return {n for n in names if not self.ignored(n, False)} ^ set(names)
+        return {m.group(0) for m in self.lines.finditer(joined) if m.lastgroup not in self.negated}
+
+    def ignored(self, name: str, is_dir: bool) -> bool:
+        pattern = self.dirs if is_dir else self.files
+        if pattern is None:
+            return False
+        m = pattern.fullmatch(name)
+        return m is not None and m.lastgroup not in self.negated
+
+
+_NOTHING = FolderMatcher(None, None, frozenset())
+_MATCHERS: dict[tuple[_Rule, ...], FolderMatcher] = {}
+
+
+def _matcher(rules: tuple[_Rule, ...]) -> FolderMatcher:
+    """One regex per entry kind for ``rules`` (highest priority first), cached."""
+    if not rules:
+        return _NOTHING
+    found = _MATCHERS.get(rules)
+    if found is not None:
+        return found
+    files: list[str] = []
+    dirs: list[str] = []
+    negated: set[str] = set()
+    for index, rule in enumerate(rules):
+        group = f"g{index}"
+        alt = f"(?P<{group}>{rule.name})"
+        dirs.append(alt)
+        if not rule.dir_only:
+            files.append(alt)
+        if rule.negated:
+            negated.add(group)
+    lines = "|".join(files).replace("[^/]", "[^/\n]")
+    matcher = FolderMatcher(
+        re.compile("|".join(files)) if files else None,
+        re.compile("|".join(dirs)),
+        frozenset(negated),
+        re.compile(f"^(?:{lines})$", re.MULTILINE) if files else None,
+    )
+    if len(_MATCHERS) > 4096:
+        _MATCHERS.clear()
+    _MATCHERS[rules] = matcher
+    return matcher
 
 
 class IgnoreRules:
@@ -174,14 +266,24 @@ class IgnoreRules:
     def empty(self) -> bool:
         return not self._chain
 
+    def folder(self, prefix: str) -> FolderMatcher:
+        """The matcher for the entries of the folder at ``prefix`` ("" or ``a/b/``).
+
+        Entries are matched by name: the walk never enters an ignored folder, so a rule
+        about a parent folder never needs to be checked again below it.
+        """
+        applicable: list[_Rule] = []
+        for ignore_file in self._chain:
+            where = prefix[len(ignore_file.base) :].rstrip("/")
+            for rule in reversed(ignore_file.rules):  # the last line wins
+                if rule.folder is None or rule.folder.fullmatch(where):
+                    applicable.append(rule)
+        return _matcher(tuple(applicable))
+
     def ignored(self, rel: str, is_dir: bool) -> bool:
-        """Whether ``rel`` (root-relative, ``/``-joined) is ignored."""
-        for rules in self._chain:
-            base = rules.base
-            verdict = rules.match(rel[len(base) :] if base else rel, is_dir)
-            if verdict is not None:
-                return verdict
-        return False
+        """Whether ``rel`` (root-relative, ``/``-joined) is ignored, its folders not being so."""
+        parent, _, name = rel.rpartition("/")
+        return self.folder(parent + "/" if parent else "").ignored(name, is_dir)
 
 
 def _read(path: Path, base: str) -> IgnoreFile | None:
