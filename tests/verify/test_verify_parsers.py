@@ -1,4 +1,4 @@
-"""Every count parser on output samples (real runs where the tool exists here; see samples/README)."""
+"""Every count parser on output samples (real runs where the tool exists; see samples/README)."""
 
 from __future__ import annotations
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import shutil
 import sys
 from pathlib import Path
@@ -109,8 +110,9 @@ async def test_shell_string_exit_code_and_tail(tmp_path: Path) -> None:
     assert len(record.output_tail.encode()) <= TAIL_BYTES + 10
     assert record.output_tail.startswith("[...]\nline-")
     assert record.output_tail.endswith("line-2000\ndone\n")
-    full = Path(record.artifact or "").read_text()
-    assert full.startswith("line-1\n") and full.count("\n") == 2001
+    full = await asyncio.to_thread(Path(record.artifact or "").read_text)
+    assert full.startswith("line-1\n")
+    assert full.count("\n") == 2001
 
 
 async def test_timeout_is_a_failed_record(tmp_path: Path) -> None:

@@ -160,29 +160,29 @@ def scan_project(root: Path, max_depth: int = MAX_DEPTH) -> ProjectView:
     stack: list[tuple[Path, str, int, IgnoreRules]] = [(root, "", 0, IgnoreRules.for_root(root))]
     while stack:
         path, prefix, depth, rules = stack.pop()
-        files: set[str] = set()
         try:
             entries = list(os.scandir(path))
         except OSError:
             continue
+        if prefix and any(e.name == ".gitignore" for e in entries):
+            rules = rules.descend(path, prefix[:-1])
+        matcher = rules.folder(prefix)
+        files: set[str] = set()
         for entry in entries:
             name = entry.name
             try:
                 is_dir = entry.is_dir(follow_symlinks=False)
             except OSError:
                 continue
-            rel = prefix + name
             if is_dir:
                 if depth >= max_depth or name in SKIPPED_FOLDERS or name.startswith("."):
                     continue
-                if rules.ignored(rel, True):
-                    continue
-                child = Path(entry.path)
-                stack.append((child, rel + "/", depth + 1, rules.descend(child, rel)))
-            elif not rules.ignored(rel, False):
+                if not matcher.ignored(name, True):
+                    stack.append((Path(entry.path), f"{prefix}{name}/", depth + 1, rules))
+            elif not matcher.ignored(name, False):
                 files.add(name)
                 if name.endswith(".ipynb"):
-                    notebooks.append(rel)
+                    notebooks.append(prefix + name)
         folders.append(Folder(prefix.rstrip("/") or ".", path, frozenset(files), depth))
     folders.sort(key=lambda f: (f.depth, f.rel))
     return ProjectView(root, tuple(folders), tuple(sorted(notebooks)))

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from zengine_jupyter.protocol import CheckSpec
-from zengine_jupyter.verify.discovery._project import ProjectView
+from zengine_jupyter.protocol import CheckSpec as _CheckSpec
+from zengine_jupyter.verify.discovery._project import ProjectView as _ProjectView
 from zengine_jupyter.verify.discovery.ecosystems import (
     _cargo,
     _cmake,
@@ -24,7 +24,8 @@ from zengine_jupyter.verify.discovery.ecosystems import (
 
 __all__ = ["ECOSYSTEMS", "Ecosystem"]
 
-Ecosystem = Callable[[ProjectView], list[CheckSpec]]
+Ecosystem = Callable[[_ProjectView], list[_CheckSpec]]
+"""Reads a project's folders and returns the checks its build files declare."""
 
 ECOSYSTEMS: dict[str, Ecosystem] = {
     "cargo": _cargo.discover,
