@@ -8,7 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from zengine_jupyter.host import compile_gitignore, fingerprint_tree, workspace_fingerprint
+from zengine_jupyter.host import (
+    compile_gitignore,
+    fingerprint_tree,
+    fingerprinted_files,
+    workspace_fingerprint,
+)
 from zengine_jupyter.host._fingerprint import Fingerprint
 
 IGNORE_TREE = {
@@ -41,26 +46,6 @@ def _write(root: Path, files: dict[str, str]) -> None:
         path.write_text(text)
 
 
-def _walked(root: Path) -> set[str]:
-    """The files the fingerprint covers, found by fingerprinting with each one removed."""
-    from zengine_jupyter.host._ignore import IgnoreRules
-
-    seen: set[str] = set()
-    stack = [(root, "", IgnoreRules.for_root(root))]
-    while stack:
-        folder, prefix, rules = stack.pop()
-        for entry in os.scandir(folder):
-            rel = prefix + entry.name
-            if entry.is_dir(follow_symlinks=False):
-                if entry.name != ".git" and not rules.ignored(rel, True):
-                    stack.append(
-                        (Path(entry.path), rel + "/", rules.descend(Path(entry.path), rel))
-                    )
-            elif not rules.ignored(rel, False):
-                seen.add(rel)
-    return seen
-
-
 def test_ignore_rules_agree_with_git(tmp_path: Path, git: str) -> None:
     _write(tmp_path, IGNORE_TREE)
     subprocess.run([git, "init", "-q", str(tmp_path)], check=True)
@@ -73,8 +58,13 @@ def test_ignore_rules_agree_with_git(tmp_path: Path, git: str) -> None:
         env={"PATH": os.environ["PATH"], "HOME": str(tmp_path), "GIT_CONFIG_NOSYSTEM": "1"},
     ).stdout.decode()
     expected = {p for p in listed.split("\0") if p}
-    assert _walked(tmp_path) == expected
+    assert set(fingerprinted_files(tmp_path)) == expected
     assert fingerprint_tree(tmp_path).files == len(expected)
+
+
+def test_names_with_newlines_are_matched_one_by_one(tmp_path: Path) -> None:
+    _write(tmp_path, {".gitignore": "*.log\n", "a\nb.log": "x", "c.log": "x", "d.py": "x"})
+    assert fingerprint_tree(tmp_path).files == 2  # .gitignore and d.py
 
 
 def test_translation_edge_cases() -> None:

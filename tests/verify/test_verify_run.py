@@ -140,6 +140,12 @@ def test_python_means_the_project_venv_else_this_interpreter(tmp_path: Path) -> 
     assert resolve_invocation(check, options).argv == (str(venv_python), "-m", "pytest")
     pinned = RunCheckOptions(tmp_path, tmp_path / "a", python="/opt/py")
     assert resolve_invocation(check, pinned).argv[0] == "/opt/py"
+    ours = CheckSpec(
+        id="notebooks:run",
+        kind="test",
+        command=["python", "-m", "zengine_jupyter.verify.notebooks", "a.ipynb"],
+    )
+    assert resolve_invocation(ours, pinned).argv[0] == sys.executable
 
 
 class _RefusingRunner:

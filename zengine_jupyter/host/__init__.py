@@ -11,6 +11,7 @@ from zengine_jupyter.host._fingerprint import (
     ALWAYS_SKIPPED,
     Fingerprint,
     fingerprint_tree,
+    fingerprinted_files,
     workspace_fingerprint,
 )
 from zengine_jupyter.host._ignore import (
@@ -42,6 +43,7 @@ __all__ = [
     "child_environment",
     "compile_gitignore",
     "fingerprint_tree",
+    "fingerprinted_files",
     "open_process",
     "probe_component",
     "probe_components",

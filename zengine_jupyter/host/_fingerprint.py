@@ -20,10 +20,20 @@ import os
 from dataclasses import dataclass
 from operator import attrgetter
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from zengine_jupyter.host._ignore import IgnoreRules
 
-__all__ = ["ALWAYS_SKIPPED", "Fingerprint", "fingerprint_tree", "workspace_fingerprint"]
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
+__all__ = [
+    "ALWAYS_SKIPPED",
+    "Fingerprint",
+    "fingerprint_tree",
+    "fingerprinted_files",
+    "workspace_fingerprint",
+]
 
 _name = attrgetter("name")
 
@@ -46,11 +56,24 @@ def fingerprint_tree(root: Path) -> Fingerprint:
     stat-ed relative to it (``fstatat``): the kernel resolves one name, not the whole path.
     Entries are taken in name order, so the digest does not depend on listing order.
     """
-    base = str(Path(root))
     hasher = hashlib.blake2b(digest_size=8)
     count = 0
+    for prefix, rows in _walk(Path(root)):
+        count += len(rows)
+        hasher.update(repr((prefix, rows)).encode("utf-8", "surrogateescape"))
+    return Fingerprint(hasher.hexdigest(), count)
+
+
+def fingerprinted_files(root: Path) -> list[str]:
+    """The root-relative paths the fingerprint covers (the same walk), in walk order."""
+    return [prefix + name for prefix, rows in _walk(Path(root)) for name, _size, _mtime in rows]
+
+
+def _walk(root: Path) -> Iterator[tuple[str, list[tuple[str, int, int]]]]:
+    """``(prefix, rows)`` for every folder with kept files; rows are in name order."""
+    base = str(root)
     # (root-relative prefix ending in "/" or "", the ignore rules of its parent)
-    stack: list[tuple[str, IgnoreRules]] = [("", IgnoreRules.for_root(Path(base)))]
+    stack: list[tuple[str, IgnoreRules]] = [("", IgnoreRules.for_root(root))]
     while stack:
         prefix, rules = stack.pop()
         try:
@@ -61,10 +84,8 @@ def fingerprint_tree(root: Path) -> Fingerprint:
             rows = _folder_rows(fd, base, prefix, rules, stack)
         finally:
             os.close(fd)
-        if rows:  # already in name order
-            count += len(rows)
-            hasher.update(repr((prefix, rows)).encode("utf-8", "surrogateescape"))
-    return Fingerprint(hasher.hexdigest(), count)
+        if rows:
+            yield prefix, rows
 
 
 _DIR_FLAGS = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_CLOEXEC", 0)

@@ -75,17 +75,18 @@ class _Rule:
     dir_only: bool
     name: str
     """The last segment's regex, matched against an entry's name."""
+    glob: str
+    """The last segment as written (for the literal / ``*suffix`` fast path)."""
     folder: re.Pattern[str] | None
-    """Which folders (relative to the file's folder, "" for itself) the name part applies
-    in; None: every folder (a pattern without a slash)."""
+    """Which folders (relative to the file's folder: "" for itself, else ``a/b/``) the name
+    part applies in; None: every folder (a pattern without a slash)."""
 
 
-def _folder_regex(dir_part: str) -> re.Pattern[str]:
-    if dir_part == "**":
-        return re.compile(".*")
-    if dir_part.endswith("/**"):
-        return re.compile(translate_pattern(dir_part[:-3]) + "(?:/.*)?")
-    return re.compile(translate_pattern(dir_part))
+def _folder_regex(dir_part: str, *, below: bool) -> re.Pattern[str]:
+    """Matches the folders (``""`` or ``a/b/``, relative to the ignore file) the rule's last
+    segment applies in; ``below``: in those folders and every folder under them."""
+    body = translate_pattern(dir_part + "/") if dir_part else ""
+    return re.compile(body + ("(?:.*/)?" if below else ""))
 
 
 def _parse(text: str) -> list[_Rule]:
@@ -111,8 +112,11 @@ def _parse(text: str) -> list[_Rule]:
         regex = body if anchored else "(?:.*/)?" + body
         dir_part, _, last = line.rpartition("/")
         name = ".*" if last == "**" else translate_pattern(last)
-        folder = _folder_regex(dir_part) if anchored else None
-        rules.append(_Rule(regex, negated, dir_only, name, folder))
+        if last == "**":  # everything below the folder part, at any depth
+            folder = _folder_regex(dir_part, below=True) if dir_part else None
+        else:
+            folder = _folder_regex(dir_part, below=False) if anchored else None
+        rules.append(_Rule(regex, negated, dir_only, name, last, folder))
     return rules
 
 
@@ -184,14 +188,25 @@ class FolderMatcher:
     negated: frozenset[str]
     lines: re.Pattern[str] | None = None
     """``files``, but matching whole lines of a newline-joined list of names."""
+    literals: frozenset[str] | None = None
+    suffixes: tuple[str, ...] = ()
+    """Set instead of ``lines`` when every file rule is a plain name or ``*suffix`` and none
+    is negated (the common case): matched with set and ``str.endswith`` operations."""
 
     def ignored_files(self, names: list[str]) -> set[str]:
-        """Which of ``names`` (files) are ignored, in one regex pass when possible."""
+        """Which of ``names`` (files) are ignored, in one regex pass over them all."""
         if self.files is None:
             return set()
+        if self.literals is not None:
+            hits = set(self.literals.intersection(names))
+            if self.suffixes:
+                ends = self.suffixes
+                hits.update([name for name in names if name.endswith(ends)])
+            return hits
         joined = "\n".join(names)
-        if self.lines is None or "\n" in "".join(names):
-            return {n for n in names if not self.ignored(n, False)} ^ set(names)
+        if self.lines is None or joined.count("\n") != len(names) - 1:
+            # a name holds a newline: match one by one
+            return {name for name in names if self.ignored(name, False)}
         return {m.group(0) for m in self.lines.finditer(joined) if m.lastgroup not in self.negated}
 
     def ignored(self, name: str, is_dir: bool) -> bool:
@@ -203,6 +218,7 @@ class FolderMatcher:
 
 
 _NOTHING = FolderMatcher(None, None, frozenset())
+_WILD = re.compile(r"[*?\[\\]")
 _MATCHERS: dict[tuple[_Rule, ...], FolderMatcher] = {}
 
 
@@ -225,11 +241,15 @@ def _matcher(rules: tuple[_Rule, ...]) -> FolderMatcher:
         if rule.negated:
             negated.add(group)
     lines = "|".join(files).replace("[^/]", "[^/\n]")
+    file_rules = [r for r in rules if not r.dir_only]
+    simple = not negated and all(_WILD.search(r.glob.removeprefix("*")) is None for r in file_rules)
     matcher = FolderMatcher(
         re.compile("|".join(files)) if files else None,
         re.compile("|".join(dirs)),
         frozenset(negated),
-        re.compile(f"^(?:{lines})$", re.MULTILINE) if files else None,
+        None if simple or not files else re.compile(f"^(?:{lines})$", re.MULTILINE),
+        frozenset(r.glob for r in file_rules if not r.glob.startswith("*")) if simple else None,
+        tuple(r.glob[1:] for r in file_rules if r.glob.startswith("*")) if simple else (),
     )
     if len(_MATCHERS) > 4096:
         _MATCHERS.clear()
@@ -274,7 +294,7 @@ class IgnoreRules:
         """
         applicable: list[_Rule] = []
         for ignore_file in self._chain:
-            where = prefix[len(ignore_file.base) :].rstrip("/")
+            where = prefix[len(ignore_file.base) :]  # "" or "a/b/"
             for rule in reversed(ignore_file.rules):  # the last line wins
                 if rule.folder is None or rule.folder.fullmatch(where):
                     applicable.append(rule)

@@ -94,7 +94,8 @@ class RunCheckOptions:
     timeout_s: float = 900.0
     python: str | None = None
     """What a command's leading ``python`` means; None: the project's ``.venv`` interpreter
-    if it has one, else the interpreter zengine runs in (the kernel's)."""
+    if it has one, else the interpreter zengine runs in (the kernel's). ``python -m
+    zengine_jupyter...`` (the notebooks check) always runs in zengine's interpreter."""
 
 
 def resolve_invocation(check: CheckSpec, options: RunCheckOptions) -> CheckInvocation:
@@ -113,7 +114,11 @@ def resolve_invocation(check: CheckSpec, options: RunCheckOptions) -> CheckInvoc
     if not argv:
         raise VerificationError(f"check {check.id!r} has an empty command")
     if argv[0] == "python":
-        argv = (options.python or _python_for(root), *argv[1:])
+        if argv[1:2] == ("-m",) and argv[2:3] and argv[2].startswith("zengine_jupyter."):
+            python = sys.executable  # our own entry points need zengine's interpreter
+        else:
+            python = options.python or _python_for(root)
+        argv = (python, *argv[1:])
     return CheckInvocation(check, argv, cwd, options.timeout_s)
 
 
