@@ -191,6 +191,21 @@ def test_hatch_and_poetry_projects_run_pytest_their_way(tmp_path: Path) -> None:
     ]
 
 
+def test_unittest_start_folder_without_a_package(tmp_path: Path) -> None:
+    (tmp_path / "setup.py").write_text("")
+    (tmp_path / "test").mkdir()
+    (tmp_path / "test" / "test_one.py").write_text("")
+    assert _rows(discover_checks_sync(tmp_path)) == [
+        (
+            "python:unittest",
+            "test",
+            ["python", "-m", "unittest", "discover", "-s", "test"],
+            ".",
+            "unittest",
+        )
+    ]
+
+
 def test_settings_entries_add_and_replace() -> None:
     discovered = [
         CheckSpec(id="python:pytest", kind="test", command=["python", "-m", "pytest"]),

@@ -123,7 +123,9 @@ def _test_command(
     ):
         if place is not None and any(_is_test_file(name) for name in place.files):
             python = [*prefix, "python"] if prefix else ["python"]
-            where = ["-s", start, "-t", "."] if start else []
+            # -t . keeps the project root importable, but needs the folder to be a package
+            top = ["-t", "."] if place.has("__init__.py") else []
+            where = ["-s", start, *top] if start else []
             return [*python, "-m", "unittest", "discover", *where], "unittest"
     return None
 
