@@ -167,3 +167,31 @@ async def test_a_refused_run_leaves_no_record_and_no_artifact(tmp_path: Path) ->
     assert runner.seen[0].argv == ("make", "test")
     assert runner.seen[0].cwd == (tmp_path / "sub").resolve()
     assert not (tmp_path / "art").exists()
+
+
+def _counts(passed: int, skipped: int) -> TestCounts:
+    return TestCounts(passed=passed, failed=0, skipped=skipped, errors=0)
+
+
+NATIVE = [
+    # (fixture, check id, programs it needs, expected counts or None when the tool prints none)
+    ("cargo_workspace", "cargo:test", ("cargo",), _counts(1, 1)),
+    ("cmake", "cmake:ctest", ("cmake", "ctest", "cc"), _counts(2, 0)),
+    ("makefile", "make:test", ("make", "cc"), None),
+]
+
+
+@pytest.mark.parametrize(
+    ("name", "check_id", "needs", "counts"), NATIVE, ids=[n[1] for n in NATIVE]
+)
+async def test_native_toolchains_run_when_installed(
+    name: str, check_id: str, needs: tuple[str, ...], counts: TestCounts | None, tmp_path: Path
+) -> None:
+    missing = [program for program in needs if shutil.which(program) is None]
+    if missing:
+        pytest.skip(f"{', '.join(missing)} not installed: the fixture is checked by discovery only")
+    project = _copy(name, tmp_path)
+    record = await _run_discovered(project, tmp_path, check_id)
+    assert (record.exit_code, record.passed) == (0, True), record.output_tail
+    assert record.counts == (counts or TestCounts())
+    _assert_evidence(record, project)
