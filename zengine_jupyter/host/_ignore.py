@@ -194,7 +194,7 @@ class FolderMatcher:
     is negated (the common case): matched with set and ``str.endswith`` operations."""
 
     def ignored_files(self, names: list[str]) -> set[str]:
-        """Which of ``names`` (files) are ignored, in one regex pass over them all."""
+        """Which of ``names`` (files) are ignored: set operations, else one regex pass."""
         if self.files is None:
             return set()
         if self.literals is not None:
