@@ -13,6 +13,7 @@ from zengine_jupyter.cli._doctor import collect_report, render_report
 from zengine_jupyter.cli._sessions import add_sessions_parser, run_sessions
 from zengine_jupyter.cli._settings import add_settings_parser, run_settings
 from zengine_jupyter.cli._trust import add_trust_parser, run_trust
+from zengine_jupyter.cli._verify import add_verify_commands
 from zengine_jupyter.protocol import ZengineError
 
 if TYPE_CHECKING:
@@ -36,6 +37,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_settings_parser(commands)
     add_trust_parser(commands)
     add_sessions_parser(commands)
+    add_verify_commands(commands)
     return parser
 
 
@@ -63,6 +65,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             return run_trust(args)
         if args.command == "sessions":
             return run_sessions(args, lambda text: sys.stdout.write(text + "\n"))
+        handler = getattr(args, "handler", None)
+        if handler is not None:
+            return int(handler(args))
     except ZengineError as exc:
         sys.stderr.write(f"zengine: {exc}\n")
         return 1

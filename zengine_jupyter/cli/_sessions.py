@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 from zengine_jupyter.engine import repair_on_resume
 from zengine_jupyter.protocol import (
     ApprovalRecord,
-    CheckRecord,
+    CheckLogRecord,
     CompactionRecord,
     MessageRecord,
     ModeChangeRecord,
@@ -95,8 +95,9 @@ def _describe(record: LogRecord) -> str | None:
         return f"-- turn {record.status}" + (f": {record.reason}" if record.reason else "")
     if isinstance(record, ApprovalRecord):
         return f"  [{record.tool}: {record.decision} by {record.decided_by}]"
-    if isinstance(record, CheckRecord):
-        return f"  [check {record.check_id}: {record.status}]"
+    if isinstance(record, CheckLogRecord):
+        status = "passed" if record.check.passed else "failed"
+        return f"  [check {record.check.check_id}: {status}]"
     if isinstance(record, CompactionRecord):
         return "-- earlier messages were summarised"
     if isinstance(record, RewindRecord):

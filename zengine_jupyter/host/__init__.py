@@ -1,11 +1,18 @@
-"""What touches the operating system: child processes, installed programs, the sandbox
-(``host.sandbox``), and later fingerprints and checkpoints; hooks run here too (never sandboxed)."""
+"""What touches the operating system: child processes, installed programs, fingerprints,
+ignore rules, hooks (never sandboxed); the sandbox and checkpoints are subpackages."""
 
 from zengine_jupyter.host._components import (
     COMPONENTS,
     ComponentSpec,
     probe_component,
     probe_components,
+)
+from zengine_jupyter.host._fingerprint import (
+    ALWAYS_SKIPPED,
+    Fingerprint,
+    fingerprint_tree,
+    fingerprinted_files,
+    workspace_fingerprint,
 )
 from zengine_jupyter.host._hooks import (
     BLOCK_EXIT_CODE,
@@ -14,6 +21,12 @@ from zengine_jupyter.host._hooks import (
     hook_argv,
     hook_matches,
     run_hooks,
+)
+from zengine_jupyter.host._ignore import (
+    FolderMatcher,
+    IgnoreFile,
+    IgnoreRules,
+    compile_gitignore,
 )
 from zengine_jupyter.host._process import (
     SAFE_ENV_NAMES,
@@ -25,15 +38,23 @@ from zengine_jupyter.host._process import (
 )
 
 __all__ = [
+    "ALWAYS_SKIPPED",
     "BLOCK_EXIT_CODE",
     "COMPONENTS",
     "SAFE_ENV_NAMES",
     "CompletedRun",
     "ComponentSpec",
+    "Fingerprint",
+    "FolderMatcher",
     "HookOutcome",
     "HookRun",
+    "IgnoreFile",
+    "IgnoreRules",
     "RunOptions",
     "child_environment",
+    "compile_gitignore",
+    "fingerprint_tree",
+    "fingerprinted_files",
     "hook_argv",
     "hook_matches",
     "open_process",
@@ -41,4 +62,5 @@ __all__ = [
     "probe_components",
     "run",
     "run_hooks",
+    "workspace_fingerprint",
 ]

@@ -22,6 +22,7 @@ The tree (later parts add their branches here, and only here)::
     │   ├── SessionNotFoundError  no chat has that id
     │   └── SessionLockedError    another process is writing that chat
     ├── SandboxError              the sandbox cannot confine this command as configured
+    ├── VerificationError         a check is unknown, malformed, or its run could not be recorded
     ├── NotAvailableError         the part that does this is not built or not enabled
     └── ProviderError             a model provider refused or failed a request
         ├── ProviderStatusError       an HTTP error status (``status``, ``retry_after_s``)
@@ -60,6 +61,7 @@ __all__ = [
     "StoreError",
     "ToolError",
     "TrustStoreError",
+    "VerificationError",
     "ZengineError",
 ]
 
@@ -219,3 +221,7 @@ class ToolError(ZengineError):
     Its message is returned to the model as the tool's error result, so it says what the
     model should do instead (for example: read the file again).
     """
+
+
+class VerificationError(ZengineError):
+    """A check id is unknown, a check entry is malformed, or a run could not be recorded."""

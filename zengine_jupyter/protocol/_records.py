@@ -22,9 +22,11 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
 
+from zengine_jupyter.protocol._verification import CheckRecord
+
 __all__ = [
     "ApprovalRecord",
-    "CheckRecord",
+    "CheckLogRecord",
     "CheckpointRecord",
     "CompactionRecord",
     "LogRecord",
@@ -161,17 +163,12 @@ class ApprovalRecord(_Record):
     message: str | None = None
 
 
-class CheckRecord(_Record):
-    """One verification check that ran (the verification issue may add fields)."""
+class CheckLogRecord(_Record):
+    """One verification check that ran: the evidence the badge is read from."""
 
     kind: Literal["check"] = "check"
-    check_id: str
-    command: str = ""
-    status: Literal["passed", "failed", "error", "skipped", "timeout"]
-    exit_code: int | None = None
-    summary: str = ""
-    artifact: str | None = None
-    """The check's full log under ``artifacts/``."""
+    check: CheckRecord
+    turn_id: str | None = None
 
 
 class CheckpointRecord(_Record):
@@ -285,7 +282,7 @@ LogRecord = Annotated[
     | TurnStartRecord
     | TurnEndRecord
     | ApprovalRecord
-    | CheckRecord
+    | CheckLogRecord
     | CheckpointRecord
     | CompactionRecord
     | RewindRecord

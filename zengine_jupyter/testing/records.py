@@ -13,8 +13,8 @@ from hypothesis import strategies as st
 
 from zengine_jupyter.protocol._records import (
     ApprovalRecord,
+    CheckLogRecord,
     CheckpointRecord,
-    CheckRecord,
     CompactionRecord,
     MessageRecord,
     ModeChangeRecord,
@@ -32,6 +32,7 @@ from zengine_jupyter.protocol._records import (
     TurnStartRecord,
     UsageRecord,
 )
+from zengine_jupyter.testing.verify import make_record
 
 __all__ = ["call_ids", "log_records", "record", "turn_ids"]
 
@@ -92,7 +93,14 @@ record: st.SearchStrategy[Any] = st.one_of(
         tool=_small,
         decision=st.sampled_from(["allow_once", "deny"]),
     ),
-    st.builds(CheckRecord, check_id=_small, status=st.sampled_from(["passed", "failed"])),
+    st.builds(
+        CheckLogRecord,
+        check=st.builds(
+            lambda check_id, passed: make_record(check_id, passed=passed, fingerprint="f"),
+            _small,
+            st.booleans(),
+        ),
+    ),
     st.builds(CheckpointRecord, checkpoint_id=_small, turn_id=turn_ids),
     st.builds(ModeChangeRecord, mode=_small),
     st.builds(ModelChangeRecord, model=_small),

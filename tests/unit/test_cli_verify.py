@@ -1,0 +1,74 @@
+"""``zengine checks`` and ``zengine verify`` as a user runs them."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+ZENGINE = str(Path(sys.executable).with_name("zengine"))
+FIXTURES = Path(__file__).parents[1] / "fixtures" / "verify"
+
+
+def _zengine(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [ZENGINE, *args], capture_output=True, text=True, timeout=120, cwd=cwd, check=False
+    )
+
+
+def _copy(name: str, tmp_path: Path) -> Path:
+    project = tmp_path / name
+    shutil.copytree(FIXTURES / name, project)
+    return project
+
+
+def test_checks_json_lists_the_discovered_checks(tmp_path: Path) -> None:
+    project = _copy("python_fail", tmp_path)
+    done = _zengine("checks", "--project", str(project), "--json")
+    assert done.returncode == 0, done.stderr
+    checks = json.loads(done.stdout)
+    assert [c["id"] for c in checks] == ["python:pytest", "python:ruff", "python:ruff-format"]
+    assert checks[0]["command"] == ["python", "-m", "pytest"]
+    assert checks[0]["source"] == "discovered"
+
+
+def test_checks_text_defaults_to_the_current_project(tmp_path: Path) -> None:
+    project = _copy("pnpm_monorepo", tmp_path)
+    (project / ".git").mkdir()  # the project root is the nearest .git
+    done = _zengine("checks", cwd=project / "packages" / "web")
+    assert done.returncode == 0, done.stderr
+    assert "node:typecheck@packages/web" in done.stdout
+    assert "pnpm run typecheck" in done.stdout
+
+
+def test_verify_runs_a_named_check_and_prints_its_record(
+    tmp_path: Path, zengine_home: Path
+) -> None:
+    project = _copy("python_pass", tmp_path)
+    done = _zengine("verify", "--project", str(project), "python:pytest")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stdout.startswith("PASS python:pytest (exit 0, ")
+    assert "4 passed, 1 skipped" in done.stdout
+    artifacts = list((zengine_home / "artifacts" / "verify").iterdir())
+    assert len(artifacts) == 1
+    assert "4 passed, 1 skipped" in artifacts[0].read_text()
+
+
+def test_verify_json_and_failing_exit_status(tmp_path: Path) -> None:
+    project = _copy("python_fail", tmp_path)
+    done = _zengine("verify", "--project", str(project), "--json", "python:pytest")
+    assert done.returncode == 1
+    (record,) = json.loads(done.stdout)
+    assert record["check_id"] == "python:pytest"
+    assert record["passed"] is False
+    assert record["counts"] == {"passed": 1, "failed": 1, "skipped": 0, "errors": 0}
+
+
+def test_verify_unknown_check_names_the_known_ones(tmp_path: Path) -> None:
+    project = _copy("python_pass", tmp_path)
+    done = _zengine("verify", "--project", str(project), "nope")
+    assert done.returncode == 1
+    assert "unknown check(s) nope" in done.stderr
+    assert "known: python:pytest" in done.stderr
