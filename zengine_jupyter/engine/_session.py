@@ -1,0 +1,229 @@
+"""A chat: opened new or resumed (with crash repair), one turn at a time, interruptible.
+
+``Session.open`` loads the effective settings, builds the model client, the permission gate
+and the tools; ``submit`` runs a turn; ``interrupt`` stops it cleanly (an Interrupted turn);
+frontends follow it through ``subscribe``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any
+
+from zengine_jupyter.config import aload_settings, data_dir
+from zengine_jupyter.engine._bus import EventBus, Subscription
+from zengine_jupyter.engine._calls import CallEnv
+from zengine_jupyter.engine._journal import Journal
+from zengine_jupyter.engine._ports import FixedApprovals
+from zengine_jupyter.engine._prompt import system_prompt
+from zengine_jupyter.engine._resume import repair_on_resume
+from zengine_jupyter.engine._turn import TurnOutcome, TurnRunner
+from zengine_jupyter.engine._wiring import client_deps, provider_options
+from zengine_jupyter.engine.tools import ReadTracker, ShellRunner, ToolContext, builtin_tools
+from zengine_jupyter.host.checkpoint import ShadowRepository
+from zengine_jupyter.llm import CostMeter, build_client
+from zengine_jupyter.policy import PermissionGate, PermissionPolicy
+from zengine_jupyter.protocol._errors import ZengineError
+from zengine_jupyter.protocol._events import EngineEvent, Notice, TrustRequired
+from zengine_jupyter.protocol._llm import ToolSpec
+from zengine_jupyter.protocol._records import ModeChangeRecord, new_id
+from zengine_jupyter.store import SessionStore
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+    from pathlib import Path
+
+    from zengine_jupyter.config import EffectiveSettings
+    from zengine_jupyter.engine._ports import ApprovalPort
+    from zengine_jupyter.engine.tools import Tool
+    from zengine_jupyter.llm import ModelClient
+    from zengine_jupyter.store import SessionWriter
+
+__all__ = ["Session", "SessionOptions", "TurnInProgressError"]
+
+
+class TurnInProgressError(ZengineError):
+    """A turn is already running in this chat."""
+
+
+@dataclass(frozen=True)
+class SessionOptions:
+    """How to open a chat. Unset fields come from the settings."""
+
+    project: Path
+    session_id: str | None = None
+    """Resume this chat (repairing what a crash left open); None: a new chat."""
+    approvals: ApprovalPort | None = None
+    """Who answers approval questions; None: nobody (non-interactive), which means deny."""
+    client: ModelClient | None = None
+    """A ready model client (tests, replay); None: built from the settings."""
+    mode: str | None = None
+    model: str | None = None
+    environ: Mapping[str, str] | None = None
+    notebook: str | None = None
+
+
+class Session:
+    """One chat on one project."""
+
+    def __init__(self, **parts: Any) -> None:
+        self.id: str = parts["id"]
+        self.root: Path = parts["root"]
+        self.writer: SessionWriter = parts["writer"]
+        self.settings: EffectiveSettings = parts["settings"]
+        self.client: ModelClient = parts["client"]
+        self.gate: PermissionGate = parts["gate"]
+        self.meter: CostMeter = parts["meter"]
+        self.approvals: ApprovalPort = parts["approvals"]
+        self.tools: dict[str, Tool[Any]] = parts["tools"]
+        self.ctx: ToolContext = parts["ctx"]
+        self.shadow: ShadowRepository | None = parts["shadow"]
+        self.notebook: str | None = parts.get("notebook")
+        self.bus = EventBus(self.id)
+        self.journal = Journal(self.writer, self.bus)
+        self._startup: list[EngineEvent] = []
+        self._lock = asyncio.Lock()
+        self._task: asyncio.Task[TurnOutcome] | None = None
+        self._interrupting = False
+        self._closed = False
+
+    # ------------------------------------------------------------------ opening
+    @classmethod
+    async def open(cls, options: SessionOptions) -> Session:
+        root = options.project.resolve()
+        settings = await aload_settings(root, environ=options.environ)
+        store = SessionStore()
+        if options.session_id is not None:
+            writer = await store.aopen(options.session_id)
+            repair_on_resume(writer)
+        else:
+            writer = await asyncio.to_thread(store.create, project=root)
+        state = writer.state()
+        meter = CostMeter(total_usd=state.cost_usd, unknown=state.unpriced_requests)
+        effective = settings.settings
+        provider = provider_options(effective)
+        if options.model:
+            provider = replace(provider, model=options.model)
+        client = options.client or build_client(provider, "main", client_deps(effective, meter))
+        policy = PermissionPolicy.from_settings(effective.permissions, root)
+        mode = options.mode or state.mode
+        if mode is not None:
+            policy = replace(policy, mode=mode)  # type: ignore[arg-type]
+        artifacts = writer.folder / "artifacts"
+        session = cls(
+            id=writer.folder.name,
+            root=root,
+            writer=writer,
+            settings=settings,
+            client=client,
+            gate=PermissionGate(root, policy),
+            meter=meter,
+            approvals=options.approvals or FixedApprovals(allow=False),
+            tools={tool.name: tool for tool in builtin_tools()},
+            ctx=ToolContext(
+                root=root,
+                artifacts=artifacts,
+                reads=ReadTracker(),
+                shells=ShellRunner(root, artifacts),
+            ),
+            shadow=ShadowRepository(root, data_dir()) if shutil.which("git") else None,
+            notebook=options.notebook,
+        )
+        if options.mode and options.mode != state.mode:
+            writer.append(ModeChangeRecord(mode=options.mode))
+        session._announce()
+        return session
+
+    def _announce(self) -> None:
+        """Events a frontend should see on connecting (replayed to each new subscriber)."""
+        if self.settings.withheld:
+            self._startup.append(
+                TrustRequired(session_id=self.id, folder=str(self.root),
+                              withheld=[w.key for w in self.settings.withheld])
+            )  # fmt: skip
+        for issue in self.settings.issues:
+            self._startup.append(Notice(session_id=self.id, topic="settings", text=str(issue)))
+
+    # ------------------------------------------------------------------ use
+    @property
+    def mode(self) -> str:
+        return self.gate.policy.mode
+
+    @property
+    def busy(self) -> bool:
+        return self._task is not None and not self._task.done()
+
+    def subscribe(self) -> Subscription:
+        """A new event queue; it starts with the chat's start-up notices."""
+        sub = self.bus.subscribe()
+        for event in self._startup:
+            sub._offer(event, self.id)
+        return sub
+
+    async def submit(self, text: str) -> TurnOutcome:
+        """Run one turn for the user's ``text``; returns when it ends (or is interrupted)."""
+        if self._closed:
+            raise ZengineError(f"chat {self.id} is closed", hint="open it again to go on")
+        if self._lock.locked():
+            raise TurnInProgressError(
+                f"a turn is already running in chat {self.id}",
+                hint="wait for it to finish, or interrupt it",
+            )
+        async with self._lock:
+            turn_id = new_id()
+            runner = TurnRunner(
+                journal=self.journal,
+                client=self.client,
+                env=CallEnv(
+                    self.id,
+                    turn_id,
+                    self.root,
+                    self.journal,
+                    self.gate,
+                    self.approvals,
+                    self.tools,
+                    self.ctx,
+                    self.settings.settings.hooks,
+                ),
+                system=system_prompt(self.root, self.mode, self.notebook),
+                tools=[_spec(tool) for tool in self.tools.values()],
+                meter=self.meter,
+                shadow=self.shadow,
+            )
+            self._task = asyncio.create_task(runner.run(text), name=f"zengine-turn-{turn_id}")
+            try:
+                return await self._task
+            except asyncio.CancelledError:
+                current = asyncio.current_task()
+                if self._interrupting and (current is None or not current.cancelling()):
+                    return TurnOutcome(turn_id, "interrupted", reason="interrupted by the user")
+                raise
+            finally:
+                self._task = None
+                self._interrupting = False
+
+    def interrupt(self) -> bool:
+        """Stop the running turn (its open tool calls are answered "interrupted")."""
+        if self._task is None or self._task.done():
+            return False
+        self._interrupting = True
+        self._task.cancel()
+        return True
+
+    async def aclose(self) -> None:
+        """Stop any turn and background shell, and close the log (idempotent)."""
+        if self._closed:
+            return
+        self._closed = True
+        if self.interrupt() and self._task is not None:
+            await asyncio.gather(self._task, return_exceptions=True)
+        await self.ctx.shells.aclose()
+        await self.client.aclose()
+        await self.writer.aclose()
+        self.bus.close()
+
+
+def _spec(tool: Tool[Any]) -> ToolSpec:
+    return ToolSpec(name=tool.name, description=tool.description, input_schema=tool.input_schema())
