@@ -12,6 +12,8 @@ PACKAGES = [
     "zengine_jupyter.config",
     "zengine_jupyter.host",
     "zengine_jupyter.host.checkpoint",
+    "zengine_jupyter.integrations.jsonrpc",
+    "zengine_jupyter.integrations.lsp",
     "zengine_jupyter.cli",
     "zengine_jupyter.kernel",
     "zengine_jupyter.testing",
