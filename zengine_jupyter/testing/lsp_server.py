@@ -3,10 +3,11 @@ own JSON-RPC module.
 
 Run: ``python -m zengine_jupyter.testing.lsp_server [options]``. It reports an error for
 every line containing ``ERROR`` and a warning for every line containing ``WARN``, after
-``--diagnostics-delay`` seconds. ``--index-s`` keeps a work-done progress token ("Indexing")
-open that long after ``initialized``; ``--init-delay`` delays the ``initialize`` reply;
-``--starts-file`` gets one line per process start; the ``fixture/crash`` request (or a
-SIGKILL) ends it abruptly.
+``--diagnostics-delay`` seconds (``--change-delay``: after a change, so a file is analysed at
+once when opened and slowly after each edit). ``--index-s`` keeps a work-done progress
+token ("Indexing") open that long after ``initialized``; ``--init-delay`` delays the
+``initialize`` reply; ``--starts-file`` gets one line per process start; the
+``fixture/crash`` request (or a SIGKILL) ends it abruptly.
 """
 
 from __future__ import annotations
@@ -19,13 +20,22 @@ from pathlib import Path
 from typing import Any
 
 from zengine_jupyter.integrations.jsonrpc import JsonRpcConnection
+from zengine_jupyter.integrations.lsp import LspServerEntry
 
-__all__ = ["FixtureLanguageServer", "fixture_server_argv", "main"]
+__all__ = ["FixtureLanguageServer", "fixture_server_argv", "fixture_server_entry", "main"]
 
 
 def fixture_server_argv(*options: str) -> list[str]:
-    """The argv that starts this server with ``options`` (for ``LspServerEntry``)."""
+    """The argv that starts this server with ``options``."""
     return [sys.executable, "-m", "zengine_jupyter.testing.lsp_server", *options]
+
+
+def fixture_server_entry(
+    *options: str, name: str = "fixture", file_types: tuple[str, ...] = (".fix",)
+) -> LspServerEntry:
+    """An ``[lsp.servers]`` entry that runs this server with ``options``."""
+    command, *args = fixture_server_argv(*options)
+    return LspServerEntry(name=name, command=command, args=tuple(args), file_types=file_types)
 
 
 class FixtureLanguageServer:
@@ -79,14 +89,15 @@ class FixtureLanguageServer:
 
     def _opened(self, params: Any) -> None:
         doc = params["textDocument"]
-        self._spawn(self._publish(doc["uri"], doc["version"], doc["text"]))
+        self._spawn(self._publish(doc["uri"], doc["version"], doc["text"], 0.0))
 
     def _changed(self, params: Any) -> None:
         doc = params["textDocument"]
-        self._spawn(self._publish(doc["uri"], doc["version"], params["contentChanges"][-1]["text"]))
+        text = params["contentChanges"][-1]["text"]
+        self._spawn(self._publish(doc["uri"], doc["version"], text, self.args.change_delay))
 
-    async def _publish(self, uri: str, version: int, text: str) -> None:
-        await asyncio.sleep(self.args.diagnostics_delay)
+    async def _publish(self, uri: str, version: int, text: str, extra_delay: float) -> None:
+        await asyncio.sleep(self.args.diagnostics_delay + extra_delay)
         diagnostics = []
         for number, line in enumerate(text.splitlines()):
             for word, severity in (("ERROR", 1), ("WARN", 2)):
@@ -131,6 +142,7 @@ async def _serve(args: argparse.Namespace) -> None:
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="zengine-fixture-lsp")
     parser.add_argument("--diagnostics-delay", type=float, default=0.0)
+    parser.add_argument("--change-delay", type=float, default=0.0)
     parser.add_argument("--index-s", type=float, default=0.0)
     parser.add_argument("--init-delay", type=float, default=0.0)
     parser.add_argument("--starts-file", type=Path)

@@ -27,6 +27,7 @@ __all__ = ["StdioOptions", "StdioPeer", "spawn_stdio_peer"]
 
 _STDERR_LINES = 40
 _STREAM_LIMIT = 1024 * 1024
+_EXIT_POLL_S = 0.1
 
 
 @dataclass(frozen=True)
@@ -69,6 +70,25 @@ class StdioPeer:
     def returncode(self) -> int | None:
         return self.process.returncode
 
+    async def wait_ended(self) -> None:
+        """Return when the connection ends or the process exits, whichever comes first."""
+        waiters = {
+            asyncio.ensure_future(self.connection.wait_closed()),
+            asyncio.ensure_future(self._exited()),
+        }
+        try:
+            await asyncio.wait(waiters, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for waiter in waiters:
+                waiter.cancel()
+            await asyncio.gather(*waiters, return_exceptions=True)
+
+    async def _exited(self) -> None:
+        # Not ``process.wait()``: on Python 3.11 it also waits for every pipe to close, and
+        # a wrapper's orphaned child (node under basedpyright-langserver) keeps them open.
+        while self.process.returncode is None:  # noqa: ASYNC110 - no event exists for it
+            await asyncio.sleep(_EXIT_POLL_S)
+
     def stderr_tail(self) -> str:
         """The last lines the child wrote to stderr."""
         return "\n".join(self._stderr)
@@ -100,6 +120,10 @@ class StdioPeer:
                     await proc.wait()
             except TimeoutError:
                 continue
+        # A wrapper (basedpyright-langserver runs node as its child) may be gone while its
+        # children live on: end the whole process group it led.
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(proc.pid, signal.SIGKILL)
         if self._stderr_task is not None:
             with contextlib.suppress(asyncio.CancelledError):
                 await self._stderr_task

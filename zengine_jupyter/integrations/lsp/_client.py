@@ -21,6 +21,9 @@ if TYPE_CHECKING:
 
 __all__ = ["CLIENT_CAPABILITIES", "LspClient", "Published"]
 
+_EXIT_GRACE_S = 0.5
+"""After ``shutdown`` and ``exit``, how long a server may take to go before SIGTERM."""
+
 CLIENT_CAPABILITIES: dict[str, Any] = {
     "general": {"positionEncodings": ["utf-16"]},
     "window": {"workDoneProgress": True, "showMessage": {}},
@@ -96,7 +99,9 @@ class LspClient:
         """Start the process (not yet initialized); raises ``ProcessError``."""
         peer = await spawn_stdio_peer(
             [program, *spec.args],
-            StdioOptions(name=spec.name, cwd=root, cancel_method="$/cancelRequest"),
+            StdioOptions(
+                name=spec.name, cwd=root, cancel_method="$/cancelRequest", grace_s=_EXIT_GRACE_S
+            ),
         )
         return cls(spec, peer, root)
 
@@ -245,8 +250,8 @@ class LspClient:
 
     # ------------------------------------------------------------------ shutdown
     async def wait_closed(self) -> None:
-        """Return when the connection ends (the process died or :meth:`aclose` ran)."""
-        await self.peer.connection.wait_closed()
+        """Return when the connection ends or the process exits (or :meth:`aclose` ran)."""
+        await self.peer.wait_ended()
 
     @property
     def closing(self) -> bool:

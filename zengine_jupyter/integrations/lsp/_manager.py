@@ -230,8 +230,11 @@ class LspManager:
     # ------------------------------------------------------------------ status
     def _state(self, slot: _Slot) -> LspServerState:
         client = slot.client
-        if slot.state == "ready" and client is not None and client.busy:
-            return "indexing"
+        if slot.state == "ready" and client is not None:
+            if not client.alive:
+                return "crashed"  # the watcher is about to restart it
+            if client.busy:
+                return "indexing"
         return slot.state
 
     def status(self) -> list[LspServerStatus]:
