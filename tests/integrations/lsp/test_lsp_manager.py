@@ -18,6 +18,7 @@ from zengine_jupyter.integrations.lsp import (
     LspServerEntry,
     _routing,
     lsp_query,
+    render_status,
 )
 from zengine_jupyter.protocol import JsonRpcClosedError, LspServerStatus
 from zengine_jupyter.testing.lsp_server import fixture_server_entry
@@ -50,6 +51,9 @@ async def test_nothing_starts_up_front_and_the_first_question_starts_the_server(
         assert status.pid is not None
         await lsp_query(manager, LspQuery("hover", str(code), 2, 1))
         assert manager.starts("fixture") == 1
+        view = render_status(manager.status()).splitlines()
+        assert view[0].startswith("fixture ")
+        assert f"ready         .fix [lsp.servers] - pid {status.pid}, 1 open file(s)" in view[0]
     assert len(starts.read_text().splitlines()) == 1
     assert _status(manager, "fixture").state == "stopped"
 
@@ -79,6 +83,10 @@ async def test_not_installed_names_the_install_command_and_is_not_retried(
             assert "install it with: pip install zengine-ghost-lsp" in answer.text
         assert lookups.count("zengine-no-such-lsp") == 1
         assert manager.starts("ghost") == 0
+        view = render_status(manager.status())
+        assert "ghost" in view
+        assert "not installed" in view
+        assert "install: pip install zengine-ghost-lsp" in view
         status = _status(manager, "ghost")
         assert (status.state, status.install) == ("not_installed", "pip install zengine-ghost-lsp")
 

@@ -34,6 +34,7 @@ from zengine_jupyter.integrations.lsp._spec import (
     LspServerSpec,
     spec_from_entry,
 )
+from zengine_jupyter.integrations.lsp._status import render_status
 
 __all__ = [
     "BUILTIN_SPECS",
@@ -64,5 +65,6 @@ __all__ = [
     "default_search_path",
     "diagnostics_after_write",
     "lsp_query",
+    "render_status",
     "spec_from_entry",
 ]
