@@ -1,7 +1,9 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import shutil
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -10,19 +12,26 @@ import pytest
 from zengine_jupyter.integrations.lsp import default_search_path
 from zengine_jupyter.testing.components import in_ci
 
-FIXTURE_PROJECT = Path(__file__).parents[2] / "fixtures" / "lsp_project"
+FIXTURES = Path(__file__).parents[2] / "fixtures"
+NPM_TOOLS = Path(sys.prefix) / "npm-tools" / "node_modules" / ".bin"
+"""Where scripts/test installs npm programs for the tests (npm_tools_ensure)."""
 
 
-def copy_project(dest: Path) -> Path:
-    """A private copy of the fixture project (tests edit it)."""
-    root = dest / "lsp_project"
-    shutil.copytree(FIXTURE_PROJECT, root)
+def copy_project(dest: Path, name: str = "lsp_project") -> Path:
+    """A private copy of a fixture project (tests edit it)."""
+    root = dest / name
+    shutil.copytree(FIXTURES / name, root)
     return root
+
+
+def search_path() -> str:
+    """Where the tests look for language servers: the default plus the npm test tools."""
+    return f"{default_search_path()}{os.pathsep}{NPM_TOOLS}"
 
 
 def require_server(command: str, install: str) -> str:
     """The path of a language server; outside CI a missing one skips, in CI it fails."""
-    program = shutil.which(command, path=default_search_path())
+    program = shutil.which(command, path=search_path())
     if program is not None:
         return program
     reason = f"{command} is not installed; install: {install}"

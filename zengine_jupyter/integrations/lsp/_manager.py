@@ -9,7 +9,6 @@ times, then reported failed.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -33,6 +32,7 @@ __all__ = ["MAX_RESTARTS", "LspManager", "LspManagerOptions"]
 
 MAX_RESTARTS = 3
 """How often a crashed server is restarted before it is reported failed."""
+_CLOSE_WAIT_S = 5.0
 
 
 @dataclass(frozen=True)
@@ -109,8 +109,11 @@ class LspManager:
                 hint="add one under [lsp.servers] with its command and file_types",
             )
         slot = self._slot(route)
-        if slot.client is not None and slot.client.alive and slot.state in ("ready", "indexing"):
-            return slot.client
+        client = slot.client
+        if client is not None and not client.alive:
+            self._crashed(slot, client)  # its watcher has not run yet
+        elif client is not None and slot.state == "ready":
+            return client
         if slot.state in ("not_installed", "failed"):
             raise self._unavailable(slot)
         if slot.starting is None:
@@ -182,13 +185,20 @@ class LspManager:
         return client
 
     async def _watch(self, slot: _Slot, client: LspClient) -> None:
-        """Restart a server whose process ends on its own (at most MAX_RESTARTS times)."""
+        """Notice a server whose process ends on its own, and reap it."""
         await client.wait_closed()
         client.wake()
+        self._crashed(slot, client)
+        await client.aclose()
+
+    def _crashed(self, slot: _Slot, client: LspClient) -> None:
+        """Restart a crashed server in the background, at most MAX_RESTARTS times.
+
+        Synchronous and idempotent: the watcher and ``client_for`` may both notice first.
+        """
         if client.closing or self._closed or slot.client is not client:
             return
         code = client.peer.returncode
-        await client.aclose()
         slot.client = None
         if slot.restarts >= MAX_RESTARTS:
             slot.state = "failed"
@@ -198,12 +208,8 @@ class LspManager:
             )
             return
         slot.restarts += 1
-        slot.state = "crashed"
-        slot.detail = f"it crashed (exit code {code}); restart {slot.restarts} of {MAX_RESTARTS}"
         self._begin_start(slot)
-        with contextlib.suppress(ProcessError, JsonRpcError):
-            assert slot.starting is not None
-            await asyncio.shield(slot.starting)
+        slot.detail = f"it crashed (exit code {code}); restart {slot.restarts} of {MAX_RESTARTS}"
 
     def _track(self, task: asyncio.Task[Any]) -> None:
         self._tasks.add(task)
@@ -277,18 +283,20 @@ class LspManager:
         if self._closed:
             return
         self._closed = True
-        clients = [s.client for s in self._slots.values() if s.client is not None]
-        for task in list(self._tasks):
+        starting = [s.starting for s in self._slots.values() if s.starting is not None]
+        for task in starting:
             task.cancel()
-        for task in list(self._tasks):
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await task
-        for client in clients:
-            await client.aclose()
+        await asyncio.gather(*starting, return_exceptions=True)
         for slot in self._slots.values():
             if slot.client is not None:
-                await slot.client.aclose()
+                await slot.client.aclose()  # its watcher then returns
                 slot.client = None
+        pending = list(self._tasks)
+        if pending:
+            _done, late = await asyncio.wait(pending, timeout=_CLOSE_WAIT_S)
+            for task in late:
+                task.cancel()
+            await asyncio.gather(*late, return_exceptions=True)
 
     async def __aenter__(self) -> LspManager:
         return self
