@@ -198,7 +198,8 @@ class LspManager:
         """
         if client.closing or self._closed or slot.client is not client:
             return
-        code = client.peer.returncode
+        returncode = client.peer.returncode
+        code = "unknown" if returncode is None else str(returncode)
         slot.client = None
         if slot.restarts >= MAX_RESTARTS:
             slot.state = "failed"
