@@ -87,3 +87,13 @@ def test_every_builtin_names_an_install_command_and_unique_name() -> None:
     for spec in BUILTIN_SPECS:
         assert spec.install
         assert all(t.startswith(".") and t == t.lower() for t in spec.file_types)
+
+
+def test_servers_get_their_toolchain_variables_and_entry_env_only() -> None:
+    gopls = next(s for s in BUILTIN_SPECS if s.name == "gopls")
+    source = {"GOPATH": "/go", "AWS_SECRET_ACCESS_KEY": "nope", "PATH": "/bin"}
+    assert gopls.environment(source) == {"GOPATH": "/go"}
+    entry = LspServerEntry("mine", "mine", file_types=("x",), env={"MINE_LOG": "1"})
+    route = LspRouter([entry], which=_which({"mine"})).route("a.x")
+    assert route is not None
+    assert route.spec.environment(source) == {"MINE_LOG": "1"}

@@ -100,7 +100,11 @@ class LspClient:
         peer = await spawn_stdio_peer(
             [program, *spec.args],
             StdioOptions(
-                name=spec.name, cwd=root, cancel_method="$/cancelRequest", grace_s=_EXIT_GRACE_S
+                name=spec.name,
+                cwd=root,
+                env=spec.environment(os.environ),
+                cancel_method="$/cancelRequest",
+                grace_s=_EXIT_GRACE_S,
             ),
         )
         return cls(spec, peer, root)

@@ -31,6 +31,17 @@ class LspServerSpec:
     """The command that installs it, shown when it is missing."""
     initialization_options: Mapping[str, Any] | None = None
     builtin: bool = True
+    inherit_env: tuple[str, ...] = ()
+    """Variables passed through from our environment when set (the default allowlist has
+    no toolchain variables such as GOPATH or CARGO_HOME)."""
+    env: Mapping[str, str] = field(default_factory=dict)
+    """Set for the server (a user entry's ``env``)."""
+
+    def environment(self, source: Mapping[str, str]) -> dict[str, str]:
+        """What to add to the allowlisted environment for this server."""
+        extra = {name: source[name] for name in self.inherit_env if name in source}
+        extra.update(self.env)
+        return extra
 
     @property
     def argv(self) -> tuple[str, ...]:
@@ -70,6 +81,7 @@ def spec_from_entry(entry: LspServerEntry) -> LspServerSpec:
         install=entry.install,
         initialization_options=entry.initialization_options,
         builtin=False,
+        env=dict(entry.env),
     )
 
 
@@ -83,6 +95,7 @@ BUILTIN_SPECS: tuple[LspServerSpec, ...] = (
         language_ids={},
         default_language_id="rust",
         install="rustup component add rust-analyzer",
+        inherit_env=("CARGO_HOME", "RUSTUP_HOME", "RUSTUP_TOOLCHAIN"),
     ),
     LspServerSpec(
         name="typescript-language-server",
@@ -98,6 +111,7 @@ BUILTIN_SPECS: tuple[LspServerSpec, ...] = (
         },
         default_language_id="javascript",
         install="npm install -g typescript-language-server typescript",
+        inherit_env=("NODE_PATH", "NODE_OPTIONS"),
     ),
     LspServerSpec(
         name="basedpyright",
@@ -107,6 +121,7 @@ BUILTIN_SPECS: tuple[LspServerSpec, ...] = (
         language_ids={},
         default_language_id="python",
         install=f"{_PIP} basedpyright",
+        inherit_env=("PYTHONPATH",),
     ),
     LspServerSpec(  # used when basedpyright is not installed but pyright is
         name="pyright",
@@ -116,6 +131,7 @@ BUILTIN_SPECS: tuple[LspServerSpec, ...] = (
         language_ids={},
         default_language_id="python",
         install=f"{_PIP} pyright",
+        inherit_env=("PYTHONPATH",),
     ),
     LspServerSpec(
         name="gopls",
@@ -125,6 +141,15 @@ BUILTIN_SPECS: tuple[LspServerSpec, ...] = (
         language_ids={},
         default_language_id="go",
         install="go install golang.org/x/tools/gopls@latest",
+        inherit_env=(
+            "GOPATH",
+            "GOROOT",
+            "GOFLAGS",
+            "GOPROXY",
+            "GOCACHE",
+            "GOMODCACHE",
+            "GOTOOLCHAIN",
+        ),
     ),
     LspServerSpec(
         name="clangd",
