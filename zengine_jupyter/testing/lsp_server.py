@@ -6,7 +6,8 @@ every line containing ``ERROR`` and a warning for every line containing ``WARN``
 ``--diagnostics-delay`` seconds (``--change-delay``: after a change, so a file is analysed at
 once when opened and slowly after each edit). ``--index-s`` keeps a work-done progress
 token ("Indexing") open that long after ``initialized``; ``--init-delay`` delays the
-``initialize`` reply; ``--starts-file`` gets one line per process start; the
+``initialize`` reply; ``--freeze-s`` blocks the whole server (it stops reading) on each
+change; ``--starts-file`` gets one line per process start; the
 ``fixture/crash`` request (or a SIGKILL) ends it abruptly.
 """
 
@@ -16,6 +17,7 @@ import argparse
 import asyncio
 import os
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -92,6 +94,8 @@ class FixtureLanguageServer:
         self._spawn(self._publish(doc["uri"], doc["version"], doc["text"], 0.0))
 
     def _changed(self, params: Any) -> None:
+        if self.args.freeze_s:  # stop reading stdin altogether, as a wedged server would
+            time.sleep(self.args.freeze_s)
         doc = params["textDocument"]
         text = params["contentChanges"][-1]["text"]
         self._spawn(self._publish(doc["uri"], doc["version"], text, self.args.change_delay))
@@ -143,6 +147,7 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="zengine-fixture-lsp")
     parser.add_argument("--diagnostics-delay", type=float, default=0.0)
     parser.add_argument("--change-delay", type=float, default=0.0)
+    parser.add_argument("--freeze-s", type=float, default=0.0)
     parser.add_argument("--index-s", type=float, default=0.0)
     parser.add_argument("--init-delay", type=float, default=0.0)
     parser.add_argument("--starts-file", type=Path)

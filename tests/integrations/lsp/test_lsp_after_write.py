@@ -77,6 +77,24 @@ async def test_a_slow_server_is_waited_on_for_at_most_wait(tmp_path: Path) -> No
     assert elapsed < WAIT * 1.5  # ...but not for the 5 x WAIT it needed
 
 
+async def test_a_wedged_server_that_stops_reading_does_not_stall_the_write(
+    tmp_path: Path,
+) -> None:
+    code = tmp_path / "a.fix"
+    code.write_text("clean\n")
+    async with _manager(tmp_path, "--freeze-s", str(WAIT * 3)) as manager:
+        await _analysed(manager, code)
+        big = "ERROR padding padding padding padding padding padding padding\n" * 20_000
+        code.write_text(big)  # about 1.3 MB: more than a pipe holds, so the write must block
+        started = time.monotonic()
+        first = await diagnostics_after_write(manager, code)
+        code.write_text(big + "again\n")
+        second = await diagnostics_after_write(manager, code)
+        elapsed = time.monotonic() - started
+    assert (first.outcome, second.outcome) == ("timed_out", "timed_out")
+    assert elapsed < 2 * WAIT * 1.5
+
+
 async def test_a_server_not_running_is_started_in_the_background(tmp_path: Path) -> None:
     code = tmp_path / "a.fix"
     code.write_text("ERROR\n")

@@ -162,8 +162,8 @@ class JsonRpcConnection:
         limit = self.default_timeout_s if timeout_s is None else timeout_s
         abandoned = True
         try:
-            await self._send(message)
-            async with asyncio.timeout(limit):
+            async with asyncio.timeout(limit):  # the write too: a peer may stop reading
+                await self._send(message)
                 result = await future
             abandoned = False
             return result

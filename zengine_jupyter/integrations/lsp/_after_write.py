@@ -94,11 +94,17 @@ async def diagnostics_after_write(
     if client.busy:
         return AfterWriteDiagnostics(shown, "indexing", name)
     started = time.monotonic()
+    published = None
     try:
-        if client.published(target) is None:
-            await client.sync(target)  # opened now: waited on from the next write on
-            return AfterWriteDiagnostics(shown, "first_analysis", name)
-        published = await client.fresh_diagnostics(target, wait_s)
+        # The whole exchange, not only the wait: a server that stops reading its input
+        # would otherwise block the didChange write itself.
+        async with asyncio.timeout(wait_s):
+            if client.published(target) is None:
+                await client.sync(target)  # opened now: waited on from the next write on
+                return AfterWriteDiagnostics(shown, "first_analysis", name)
+            published = await client.fresh_diagnostics(target, wait_s)
+    except TimeoutError:
+        published = None
     except (JsonRpcError, LspError):
         return AfterWriteDiagnostics(shown, "gone", name)
     waited = time.monotonic() - started

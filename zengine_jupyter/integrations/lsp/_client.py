@@ -21,6 +21,8 @@ if TYPE_CHECKING:
 
 __all__ = ["CLIENT_CAPABILITIES", "LspClient", "Published"]
 
+_SHUTDOWN_S = 2.0
+"""How long ``shutdown`` + ``exit`` may take before the process is simply stopped."""
 _EXIT_GRACE_S = 0.5
 """After ``shutdown`` and ``exit``, how long a server may take to go before SIGTERM."""
 
@@ -274,9 +276,10 @@ class LspClient:
         self._closing = True
         self.wake()
         if self.alive and self.initialized:
-            with contextlib.suppress(JsonRpcError):
-                await self.peer.connection.request("shutdown", None, timeout_s=2.0)
-                await self.peer.connection.notify("exit")
+            with contextlib.suppress(JsonRpcError, TimeoutError):
+                async with asyncio.timeout(_SHUTDOWN_S):
+                    await self.peer.connection.request("shutdown", None)
+                    await self.peer.connection.notify("exit")
         await self.peer.aclose()
 
 
