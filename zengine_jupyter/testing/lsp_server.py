@@ -8,7 +8,8 @@ once when opened and slowly after each edit). ``--index-s`` keeps a work-done pr
 token ("Indexing") open that long after ``initialized``; ``--init-delay`` delays the
 ``initialize`` reply; ``--freeze-s`` blocks the whole server (it stops reading) on each
 change; ``--starts-file`` gets one line per process start; the
-``fixture/crash`` request (or a SIGKILL) ends it abruptly.
+``fixture/crash`` request (or a SIGKILL) ends it abruptly. Hover answers the client's
+``fixture.hover`` setting (asked with ``workspace/configuration``), else "fixture hover".
 """
 
 from __future__ import annotations
@@ -73,7 +74,11 @@ class FixtureLanguageServer:
         }
 
     async def _hover(self, _params: Any) -> dict[str, Any]:
-        return {"contents": {"kind": "plaintext", "value": "fixture hover"}}
+        # asks the client back for its settings: a server-to-client request mid-request
+        items = [{"section": "fixture.hover"}]
+        configured = await self.conn.request("workspace/configuration", {"items": items})
+        value = configured[0] if configured and isinstance(configured[0], str) else "fixture hover"
+        return {"contents": {"kind": "plaintext", "value": value}}
 
     async def _crash(self, _params: Any) -> None:
         os._exit(3)

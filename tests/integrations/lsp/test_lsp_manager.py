@@ -178,6 +178,21 @@ async def test_status_shows_indexing_while_a_progress_token_is_open(
         await wait_until(lambda: _status(manager, "fixture").state == "ready", 10)
 
 
+async def test_initialization_options_answer_the_servers_configuration_requests(
+    tmp_path: Path, code: Path
+) -> None:
+    base = fixture_server_entry()
+    entry = LspServerEntry(
+        base.name, base.command, base.args, base.file_types,
+        initialization_options={"fixture": {"hover": "from settings"}},
+    )  # fmt: skip
+    async with LspManager(LspManagerOptions(tmp_path, entries=(entry,))) as manager:
+        answer = await lsp_query(manager, LspQuery("hover", str(code)))
+        bad = await lsp_query(manager, LspQuery("hover", str(code), 0, 1))
+    assert answer.hover == "from settings"
+    assert bad.text == "line and column are 1-based (got 0:1)"
+
+
 async def test_files_no_server_serves_get_a_clear_answer(tmp_path: Path) -> None:
     notes = tmp_path / "notes.txt"
     notes.write_text("hello\n")

@@ -127,6 +127,11 @@ class StdioPeer:
         if self._stderr_task is not None:
             with contextlib.suppress(asyncio.CancelledError):
                 await self._stderr_task
+        if proc.stdout is not None:  # read to EOF so the pipe's transport closes itself
+            with contextlib.suppress(TimeoutError, ValueError, ConnectionError):
+                async with asyncio.timeout(self._options.grace_s):
+                    while await proc.stdout.read(_STREAM_LIMIT):
+                        pass
         if proc.stdin is not None:
             with contextlib.suppress(ConnectionError):
                 await proc.stdin.wait_closed()

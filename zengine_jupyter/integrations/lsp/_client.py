@@ -91,7 +91,7 @@ class LspClient:
             "window/showMessageRequest",
         ):
             conn.on_request(method, _answer_null)
-        conn.on_request("workspace/configuration", _answer_configuration)
+        conn.on_request("workspace/configuration", self._configuration)
         conn.on_request("workspace/workspaceFolders", self._folders)
         conn.on_request("workspace/applyEdit", _refuse_edit)
         conn.start()
@@ -251,6 +251,15 @@ class LspClient:
         if isinstance(params, dict) and isinstance(params.get("message"), str):
             self.last_message = params["message"][:300]
 
+    async def _configuration(self, params: Any) -> list[Any]:
+        """Each requested section from the spec's initialization options (else ``None``)."""
+        items = params.get("items") if isinstance(params, dict) else None
+        settings = dict(self.spec.initialization_options or {})
+        return [
+            _section(settings, item.get("section")) if isinstance(item, dict) else None
+            for item in (items if isinstance(items, list) else [])
+        ]
+
     async def _folders(self, _params: Any) -> list[dict[str, str]]:
         return [{"uri": path_to_uri(self.root), "name": self.root.name}]
 
@@ -287,9 +296,14 @@ async def _answer_null(_params: Any) -> None:
     return None
 
 
-async def _answer_configuration(params: Any) -> list[Any]:
-    items = params.get("items") if isinstance(params, dict) else None
-    return [None] * (len(items) if isinstance(items, list) else 0)
+def _section(settings: Any, section: Any) -> Any:
+    """``settings["a"]["b"]`` for section ``"a.b"`` (``None`` when absent)."""
+    value = settings
+    for part in str(section).split(".") if section else []:
+        if not isinstance(value, dict) or part not in value:
+            return None
+        value = value[part]
+    return value
 
 
 async def _refuse_edit(_params: Any) -> dict[str, Any]:

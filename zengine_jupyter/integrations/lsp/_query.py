@@ -80,6 +80,10 @@ async def lsp_query(manager: LspManager, query: LspQuery) -> LspAnswer:
     shown = display_path(path, manager.root)
     if not path.is_file():
         return LspAnswer(op, False, f"{shown} is not a file: the LSP tool needs an existing file")
+    if query.line < 1 or query.column < 1:
+        return LspAnswer(
+            op, False, f"line and column are 1-based (got {query.line}:{query.column})"
+        )
     try:
         client = await manager.client_for(path)
     except LspError as exc:
