@@ -5,8 +5,6 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from conftest import wait_until
-
 from zengine_jupyter.integrations.lsp import (
     MAX_ERROR_LINES,
     WAIT,
@@ -14,6 +12,7 @@ from zengine_jupyter.integrations.lsp import (
     LspManagerOptions,
     diagnostics_after_write,
 )
+from zengine_jupyter.testing.lsp import wait_until
 from zengine_jupyter.testing.lsp_server import fixture_server_entry
 
 

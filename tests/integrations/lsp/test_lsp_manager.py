@@ -8,7 +8,6 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import wait_until
 
 from zengine_jupyter.integrations.lsp import (
     MAX_RESTARTS,
@@ -21,6 +20,7 @@ from zengine_jupyter.integrations.lsp import (
     render_status,
 )
 from zengine_jupyter.protocol import JsonRpcClosedError, LspServerStatus
+from zengine_jupyter.testing.lsp import wait_until
 from zengine_jupyter.testing.lsp_server import fixture_server_entry
 
 

@@ -3,11 +3,11 @@ into the venv's npm-tools folder) on a small TypeScript fixture project."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
+from pathlib import Path
 
 import pytest
 import pytest_asyncio
-from conftest import copy_project, require_server, search_path, wait_until
 
 from zengine_jupyter.integrations.lsp import (
     LspManager,
@@ -17,14 +17,17 @@ from zengine_jupyter.integrations.lsp import (
     lsp_query,
 )
 from zengine_jupyter.testing.components import require_component
+from zengine_jupyter.testing.lsp import require_language_server, search_path, wait_until
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
 
 @pytest_asyncio.fixture(loop_scope="module", scope="module")
-async def manager(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[LspManager]:
+async def manager(
+    tmp_path_factory: pytest.TempPathFactory, copy_project: Callable[[Path, str], Path]
+) -> AsyncIterator[LspManager]:
     require_component("node")
-    require_server(
+    require_language_server(
         "typescript-language-server", "npm install typescript-language-server typescript"
     )
     root = copy_project(tmp_path_factory.mktemp("ts"), "lsp_project_ts")
