@@ -85,8 +85,10 @@ async def test_a_turn_reads_edits_with_approval_and_runs_a_command(
         seen = [event async for event in events]  # the bus closed with the session
         finished = [e for e in seen if isinstance(e, ToolCallFinished)]
         assert len(finished) == 3
-        assert finished[1].diff is not None and "+RATE = 2" in finished[1].diff
-        assert isinstance(seen[-1], TurnEnded) and seen[-1].status == "completed"
+        assert finished[1].diff is not None
+        assert "+RATE = 2" in finished[1].diff
+        assert isinstance(seen[-1], TurnEnded)
+        assert seen[-1].status == "completed"
 
         # the log replays to the same transcript
         snapshot = SessionStore().read(session.id)
@@ -152,7 +154,8 @@ async def test_interrupt_closes_the_turn_and_answers_the_open_call(
         outcome = await turn
         assert outcome.status == "interrupted"
         state = session.writer.state()
-        assert state.last_turn is not None and state.last_turn.status == "interrupted"
+        assert state.last_turn is not None
+        assert state.last_turn.status == "interrupted"
         results = [r for r in state.transcript if r.kind == "tool_result"]
         assert results[-1].output == "interrupted"  # type: ignore[union-attr]
         # the chat goes on, and the next request is well-formed

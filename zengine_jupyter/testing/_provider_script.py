@@ -198,7 +198,7 @@ def render_anthropic(reply: Reply, model: str) -> tuple[list[bytes], int]:
             )
         )
         return events, text_end
-    for n, call in enumerate(reply.tool_calls):
+    for call in reply.tool_calls:
         deltas = [{"type": "input_json_delta", "partial_json": p} for p in ["", *_pieces(call)]]
         start = {
             "type": "tool_use",
