@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from zengine_jupyter.config import TrustStore
 from zengine_jupyter.engine import Session, SessionOptions
 from zengine_jupyter.protocol import (
     ApprovalDecision,
@@ -163,3 +164,36 @@ async def test_interrupt_closes_the_turn_and_answers_the_open_call(
         await session.aclose()
     assert follow.status == "completed"
     assert server.requests[-1].rejected is None
+
+
+async def test_always_allow_writes_a_rule_and_the_next_call_does_not_ask(
+    project: Path, zengine_home: Path
+) -> None:
+    class AlwaysOnce(RecordingApprovals):
+        async def ask(self, request: ApprovalRequest) -> ApprovalDecision:
+            self.asked.append(request)
+            return ApprovalDecision(action="always_allow", layer="local")
+
+    async with ProviderServer() as server:
+        use_server(zengine_home, server)
+        bash = {"command": "git status --short"}
+        server.add(
+            Reply(tool_calls=(ScriptedToolCall("Bash", bash),)),
+            Reply(tool_calls=(ScriptedToolCall("Bash", {"command": "git status -b"}),)),
+            Reply(text=("ok",)),
+        )
+        approvals = AlwaysOnce({})
+        session = await Session.open(SessionOptions(project=project, approvals=approvals))
+        await session.submit("status twice")
+        await session.aclose()
+        assert [r.suggested_rule for r in approvals.asked] == ["Bash(git status:*)"]
+        local = (project / ".z-engine" / "settings.local.toml").read_text()
+        assert '"Bash(git status:*)"' in local
+        # a new chat on the (now trusted) project loads the rule: no question at all
+        TrustStore().trust(project)
+        server.add(Reply(tool_calls=(ScriptedToolCall("Bash", bash),)), Reply(text=("ok",)))
+        fresh = RecordingApprovals({})
+        again = await Session.open(SessionOptions(project=project, approvals=fresh))
+        await again.submit("status")
+        await again.aclose()
+        assert fresh.asked == []

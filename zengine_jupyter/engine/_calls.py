@@ -18,6 +18,7 @@ from zengine_jupyter.protocol._errors import ToolError, ZengineError
 from zengine_jupyter.protocol._events import (
     ApprovalRequest,
     ApprovalRequested,
+    Notice,
     ToolCallApproved,
     ToolCallDenied,
     ToolCallFinished,
@@ -58,6 +59,7 @@ class CallEnv:
     tools: Mapping[str, Tool[Any]]
     ctx: ToolContext
     hooks: HooksSettings | None = None
+    trusted: bool = True
 
 
 def summarise(tool: str, arguments: Mapping[str, Any]) -> str:
@@ -168,6 +170,10 @@ async def _ask(
         rule = answer.rule or request.suggested_rule
         await asyncio.to_thread(add_rule_to_layer, answer.layer, rule, project=env.root)
         env.gate.policy = env.gate.policy.with_rule(rule)
+        if answer.layer == "local" and not env.trusted:
+            env.journal.publish(Notice(session_id=sid, turn_id=tid, topic="settings", text=(
+                f"{rule} was saved to this project's settings.local.toml: it applies now, and "
+                "in later chats once you trust this folder")))  # fmt: skip
     env.journal.record(
         ApprovalRecord(tool_call_id=call.id, tool=call.name, rule=rule, decided_by="user",
                        decision="allow_always" if rule else "allow_once"),

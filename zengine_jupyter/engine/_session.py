@@ -22,11 +22,13 @@ from zengine_jupyter.engine._resume import repair_on_resume
 from zengine_jupyter.engine._turn import TurnOutcome, TurnRunner
 from zengine_jupyter.engine._wiring import client_deps, provider_options
 from zengine_jupyter.engine.tools import ReadTracker, ShellRunner, ToolContext, builtin_tools
+from zengine_jupyter.host import run_hooks
 from zengine_jupyter.host.checkpoint import ShadowRepository
 from zengine_jupyter.llm import CostMeter, build_client
 from zengine_jupyter.policy import PermissionGate, PermissionPolicy
 from zengine_jupyter.protocol._errors import ZengineError
 from zengine_jupyter.protocol._events import EngineEvent, Notice, TrustRequired
+from zengine_jupyter.protocol._hooks import HookEventName, HookPayload
 from zengine_jupyter.protocol._llm import ToolSpec
 from zengine_jupyter.protocol._records import ModeChangeRecord, new_id
 from zengine_jupyter.store import SessionStore
@@ -134,7 +136,20 @@ class Session:
         if options.mode and options.mode != state.mode:
             writer.append(ModeChangeRecord(mode=options.mode))
         session._announce()
+        await session._hook("session_start")
         return session
+
+    async def _hook(self, event: HookEventName, prompt: str | None = None) -> None:
+        """Run the (trusted) hooks of ``event``; a failing hook is a notice, never a crash."""
+        hooks = self.settings.settings.hooks
+        if not getattr(hooks, event):
+            return
+        payload = HookPayload(event=event, session_id=self.id, project_dir=str(self.root),
+                              prompt=prompt)  # fmt: skip
+        outcome = await run_hooks(hooks, payload, cwd=self.root)
+        for failed in outcome.failures:
+            text = f"{event} hook {failed.argv[0]!r} failed: {failed.returncode}"
+            self.bus.publish(Notice(session_id=self.id, topic="hooks", text=text))
 
     def _announce(self) -> None:
         """Events a frontend should see on connecting (replayed to each new subscriber)."""
@@ -172,6 +187,7 @@ class Session:
                 hint="wait for it to finish, or interrupt it",
             )
         async with self._lock:
+            await self._hook("user_prompt_submit", text)
             turn_id = new_id()
             runner = TurnRunner(
                 journal=self.journal,
@@ -203,6 +219,7 @@ class Session:
             finally:
                 self._task = None
                 self._interrupting = False
+                await self._hook("stop")
 
     def interrupt(self) -> bool:
         """Stop the running turn (its open tool calls are answered "interrupted")."""
