@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import json
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
 from zengine_jupyter.config import add_rule_to_layer
 from zengine_jupyter.host import run_hooks
@@ -28,7 +28,7 @@ from zengine_jupyter.protocol._hooks import HookPayload
 from zengine_jupyter.protocol._records import ApprovalRecord, ToolResultRecord, new_id
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Awaitable, Callable, Mapping
     from pathlib import Path
 
     from zengine_jupyter.config import HooksSettings
@@ -39,6 +39,11 @@ if TYPE_CHECKING:
     from zengine_jupyter.protocol._records import RecordedToolCall
 
 __all__ = ["CallEnv", "run_call", "summarise"]
+
+if TYPE_CHECKING:
+    AfterTool: TypeAlias = Callable[
+        [RecordedToolCall, Tool[Any], ToolOutput], Awaitable[ToolOutput]
+    ]
 
 _DECIDED_BY: dict[str, Literal["rule", "mode", "policy", "sandbox"]] = {
     "rule": "rule", "mode": "mode", "outside": "mode", "read_only_bash": "policy",
@@ -60,6 +65,8 @@ class CallEnv:
     ctx: ToolContext
     hooks: HooksSettings | None = None
     trusted: bool = True
+    after_tool: AfterTool | None = None
+    """Extensions' post-processing of a finished call (e.g. language-server errors)."""
 
 
 def summarise(tool: str, arguments: Mapping[str, Any]) -> str:
@@ -104,6 +111,8 @@ async def run_call(
         return _finish(env, call, str(exc), True), None
     except ZengineError as exc:  # a part below failed in a way the model should hear about
         return _finish(env, call, f"{call.name} failed: {exc}", True), None
+    if env.after_tool is not None:
+        output = await env.after_tool(call, tool, output)
     await _post_hook(env, call, output.content, output.is_error)
     artifact = str(output.artifact) if output.artifact else None
     return _finish(env, call, output.content, output.is_error, artifact, output.diff), output

@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING, Any
 from zengine_jupyter.config import aload_settings, data_dir
 from zengine_jupyter.engine._bus import EventBus, Subscription
 from zengine_jupyter.engine._calls import CallEnv
+from zengine_jupyter.engine._commands import BUILTIN_COMMANDS
+from zengine_jupyter.engine._extension import EXTENSIONS
 from zengine_jupyter.engine._journal import Journal
 from zengine_jupyter.engine._ports import FixedApprovals
 from zengine_jupyter.engine._prompt import system_prompt
@@ -34,13 +36,15 @@ from zengine_jupyter.protocol._records import ModeChangeRecord, new_id
 from zengine_jupyter.store import SessionStore
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Callable, Mapping
     from pathlib import Path
 
     from zengine_jupyter.config import EffectiveSettings
+    from zengine_jupyter.engine._extension import SessionExtension, SlashCommand
     from zengine_jupyter.engine._ports import ApprovalPort
-    from zengine_jupyter.engine.tools import Tool
-    from zengine_jupyter.llm import ModelClient
+    from zengine_jupyter.engine.tools import Tool, ToolOutput
+    from zengine_jupyter.llm import ModelClient, ProviderOptions
+    from zengine_jupyter.protocol._records import RecordedToolCall
     from zengine_jupyter.store import SessionWriter
 
 __all__ = ["Session", "SessionOptions", "TurnInProgressError"]
@@ -65,6 +69,8 @@ class SessionOptions:
     model: str | None = None
     environ: Mapping[str, str] | None = None
     notebook: str | None = None
+    extensions: tuple[Callable[[], SessionExtension], ...] = ()
+    """Added to :data:`EXTENSIONS` for this chat (a frontend's own tools, tests)."""
 
 
 class Session:
@@ -83,6 +89,10 @@ class Session:
         self.ctx: ToolContext = parts["ctx"]
         self.shadow: ShadowRepository | None = parts["shadow"]
         self.notebook: str | None = parts.get("notebook")
+        self.provider: ProviderOptions = parts["provider"]
+        makers = [*EXTENSIONS, *parts.get("extensions", ())]
+        self.extensions: list[SessionExtension] = [make() for make in makers]
+        self.commands: dict[str, SlashCommand] = dict(BUILTIN_COMMANDS)
         self.bus = EventBus(self.id)
         self.journal = Journal(self.writer, self.bus)
         self._startup: list[EngineEvent] = []
@@ -90,6 +100,7 @@ class Session:
         self._task: asyncio.Task[TurnOutcome] | None = None
         self._interrupting = False
         self._closed = False
+        self._client_is_ours = True
 
     # ------------------------------------------------------------------ opening
     @classmethod
@@ -132,12 +143,65 @@ class Session:
             ),
             shadow=ShadowRepository(root, data_dir()) if shutil.which("git") else None,
             notebook=options.notebook,
+            provider=provider,
+            extensions=options.extensions,
         )
+        session._client_is_ours = options.client is None
         if options.mode and options.mode != state.mode:
             writer.append(ModeChangeRecord(mode=options.mode))
         session._announce()
+        for extension in session.extensions:
+            await extension.start(session)
         await session._hook("session_start")
         return session
+
+    # ------------------------------------------------------------------ settings
+    async def set_provider(self, provider: ProviderOptions) -> None:
+        """Use other model settings from the next request on (/model, /effort)."""
+        if self.busy:
+            raise TurnInProgressError("the model cannot change during a turn", hint="wait")
+        self.provider = provider
+        if self._client_is_ours:
+            await self.client.aclose()
+            deps = client_deps(self.settings.settings, self.meter)
+            self.client = build_client(provider, "main", deps)
+
+    async def reload_settings(self) -> None:
+        """Load the layers again (after trusting the folder): gate rules, model, hooks."""
+        self.settings = await aload_settings(self.root)
+        mode = self.gate.policy.mode
+        policy = PermissionPolicy.from_settings(self.settings.settings.permissions, self.root)
+        self.gate.policy = replace(policy, mode=mode)
+        await self.set_provider(provider_options(self.settings.settings))
+        for extension in self.extensions:
+            await extension.reload(self)
+
+    def _prepare(self) -> tuple[str, list[ToolSpec]]:
+        """The system prompt and tools for the next request, with the extensions' share."""
+        hidden: set[str] = set()
+        extra: list[ToolSpec] = []
+        notes: list[str] = []
+        for extension in self.extensions:
+            hidden |= extension.hidden_tools(self)
+            extra += extension.request_tools(self)
+            if (note := extension.reminder(self)) is not None:
+                notes.append(note)
+        tools = [_spec(t) for name, t in self.tools.items() if name not in hidden] + extra
+        system = system_prompt(self.root, self.mode, self.notebook)
+        return "\n".join([system, *notes]), tools
+
+    async def _after_tool(
+        self, call: RecordedToolCall, tool: Tool[Any], output: ToolOutput
+    ) -> ToolOutput:
+        for extension in self.extensions:
+            output = await extension.after_tool(self, call, tool, output)
+        return output
+
+    async def _at_stop(self, outcome: TurnOutcome) -> str | None:
+        for extension in self.extensions:
+            if (more := await extension.at_stop(self, outcome)) is not None:
+                return more
+        return None
 
     async def _hook(self, event: HookEventName, prompt: str | None = None) -> None:
         """Run the (trusted) hooks of ``event``; a failing hook is a notice, never a crash."""
@@ -186,6 +250,17 @@ class Session:
                 f"a turn is already running in chat {self.id}",
                 hint="wait for it to finish, or interrupt it",
             )
+        if text.startswith("/"):
+            name, _, rest = text[1:].partition(" ")
+            command = self.commands.get(name)
+            if command is not None:
+                result = await command(self, rest)
+                if result.text:
+                    self.bus.publish(Notice(session_id=self.id, topic=f"/{name}",
+                                            text=result.text))  # fmt: skip
+                if result.prompt is None:
+                    return TurnOutcome("", "completed", text=result.text)
+                text = result.prompt
         async with self._lock:
             await self._hook("user_prompt_submit", text)
             turn_id = new_id()
@@ -202,11 +277,13 @@ class Session:
                     self.tools,
                     self.ctx,
                     self.settings.settings.hooks,
+                    self.settings.trusted,
+                    self._after_tool,
                 ),
-                system=system_prompt(self.root, self.mode, self.notebook),
-                tools=[_spec(tool) for tool in self.tools.values()],
+                prepare=self._prepare,
                 meter=self.meter,
                 shadow=self.shadow,
+                at_stop=self._at_stop,
             )
             self._task = asyncio.create_task(runner.run(text), name=f"zengine-turn-{turn_id}")
             try:
@@ -236,6 +313,8 @@ class Session:
         self._closed = True
         if self.interrupt() and self._task is not None:
             await asyncio.gather(self._task, return_exceptions=True)
+        for extension in reversed(self.extensions):
+            await extension.aclose()
         await self.ctx.shells.aclose()
         await self.client.aclose()
         await self.writer.aclose()

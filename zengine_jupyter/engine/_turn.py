@@ -23,7 +23,7 @@ from zengine_jupyter.protocol._events import (
     TurnEnded,
     TurnStarted,
 )
-from zengine_jupyter.protocol._llm import ModelRequest, ToolSpec, message_from_records
+from zengine_jupyter.protocol._llm import ModelRequest, message_from_records
 from zengine_jupyter.protocol._records import (
     CheckpointRecord,
     MessageRecord,
@@ -35,12 +35,13 @@ from zengine_jupyter.protocol._records import (
 )
 
 if TYPE_CHECKING:
+    from collections.abc import Awaitable, Callable
     from pathlib import Path
 
     from zengine_jupyter.engine._journal import Journal
     from zengine_jupyter.host.checkpoint import ShadowRepository
     from zengine_jupyter.llm import CostMeter, ModelClient
-    from zengine_jupyter.protocol._llm import Message, UsageEvent
+    from zengine_jupyter.protocol._llm import Message, ToolSpec, UsageEvent
     from zengine_jupyter.protocol._records import TurnStatus
 
 __all__ = ["MAX_STEPS", "TurnOutcome", "TurnRunner"]
@@ -66,10 +67,12 @@ class TurnRunner:
     journal: Journal
     client: ModelClient
     env: CallEnv
-    system: str
-    tools: list[ToolSpec]
+    prepare: Callable[[], tuple[str, list[ToolSpec]]]
+    """The system prompt and tool definitions for the next request (they may change)."""
     meter: CostMeter
     shadow: ShadowRepository | None = None
+    at_stop: Callable[[TurnOutcome], Awaitable[str | None]] | None = None
+    """Asked when the model ends its turn: text to send back to it (it goes on), or None."""
     _open_calls: list[RecordedToolCall] = field(default_factory=list)
     _partial: Answer | None = None
     _turn_costs: list[float | None] = field(default_factory=list)
@@ -118,6 +121,10 @@ class TurnRunner:
                 self._fail(outcome, answer)
                 return
             if not answer.calls:
+                more = await self.at_stop(outcome) if self.at_stop is not None else None
+                if more:
+                    self.journal.record(MessageRecord(role="user", text=more))
+                    continue
                 self._end("completed", None)
                 return
             self._open_calls = list(answer.calls)
@@ -147,7 +154,8 @@ class TurnRunner:
         )
 
     async def _ask_model(self) -> Answer:
-        request = ModelRequest(system=self.system, messages=self._messages(), tools=self.tools)
+        system, tools = self.prepare()
+        request = ModelRequest(system=system, messages=self._messages(), tools=tools)
         self._partial = Answer()
         return await read_answer(
             self.client.stream(request), self.journal.publish, self.sid, self.tid, self._usage
