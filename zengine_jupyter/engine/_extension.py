@@ -79,3 +79,12 @@ class SessionExtension:
 
 EXTENSIONS: list[Callable[[], SessionExtension]] = []
 """Factories of the extensions every session gets, in order. Each integration adds its own."""
+
+
+def _lsp_extension() -> SessionExtension:
+    from zengine_jupyter.engine.lsp import LspExtension  # imported when a chat opens
+
+    return LspExtension()
+
+
+EXTENSIONS.append(_lsp_extension)
