@@ -273,3 +273,31 @@ async def test_a_missing_server_is_a_clear_answer_and_not_retried(
     assert second == first
     assert "install it and make sure it is on PATH" in first
     assert edited == "Edited a.nope: replaced 1 occurrence (from line 1)"  # nothing added
+
+
+async def test_a_slow_server_holds_an_edit_for_about_wait_at_most(
+    tmp_path: Path, zengine_home: Path
+) -> None:
+    project = tmp_path / "proj"
+    project.mkdir()
+    code = project / "a.fix"
+    async with ProviderServer() as server:
+        slow = fixture_server("--change-delay", str(WAIT * 5))  # answers edits after 10 s
+        (zengine_home / "settings.toml").write_text(settings(server, slow))
+        session = await open_chat(project)
+        lsp = lsp_of(session)
+        try:
+            server.add(call("Write", path="a.fix", content="clean\n"), Reply(text=("ok",)))
+            await session.submit("write it")
+            await wait_until(lambda: (c := lsp.manager.running_client(code)) is not None
+                             and c.published(code) is not None)  # fmt: skip
+            server.add(call("Edit", path="a.fix", old_string="clean", new_string="ERROR"),
+                       Reply(text=("ok",)))  # fmt: skip
+            started = time.monotonic()
+            await session.submit("break it")
+            elapsed = time.monotonic() - started
+        finally:
+            await session.aclose()
+    assert "fixture reports" not in tool_result(server, 3)
+    assert elapsed >= WAIT * 0.9  # it waited for the server that had analysed the file...
+    assert elapsed < WAIT * 2  # ...but not for the 5 x WAIT it needed
