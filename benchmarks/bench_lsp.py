@@ -172,7 +172,7 @@ class _Bench:
         self.env = CallEnv(
             session.id, "bench-turn", session.root, session.journal, session.gate,
             session.approvals, session.tools, session.ctx, session.settings.settings.hooks,
-            session.settings.trusted, session._after_tool,
+            session.settings.trusted, session.after_tool,
         )  # fmt: skip
         seen = await self._call("LSP", operation="diagnostics", path="main.py")
         assert "1 diagnostic(s)" in seen, seen

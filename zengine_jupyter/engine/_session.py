@@ -193,7 +193,7 @@ class Session:
         system = system_prompt(self.root, self.mode, self.notebook)
         return "\n".join([system, *notes]), tools
 
-    async def _after_tool(
+    async def after_tool(
         self, call: RecordedToolCall, tool: Tool[Any], output: ToolOutput
     ) -> ToolOutput:
         for extension in self.extensions:
@@ -283,7 +283,7 @@ class Session:
                     self.ctx,
                     self.settings.settings.hooks,
                     self.settings.trusted,
-                    self._after_tool,
+                    self.after_tool,
                 ),
                 prepare=self.prepare_request,
                 meter=self.meter,
