@@ -8,6 +8,8 @@ unavailable a notice says so and every command asks (and runs unconfined). Hooks
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
 import sys
 import tempfile
@@ -79,15 +81,34 @@ def _bash(*commands: str) -> Reply:
 
 
 async def _turn(
-    world: World, server: ProviderServer, approvals: Approvals, *replies: Reply
+    world: World,
+    server: ProviderServer,
+    approvals: Approvals,
+    *replies: Reply,
+    background: tuple[str, ...] = (),
 ) -> tuple[Session, list[EngineEvent]]:
+    """One turn of scripted ``replies``; waits for the ``background`` shells before closing."""
     server.add(*replies, Reply(text=("done",)))
     session = await Session.open(SessionOptions(project=world.project, approvals=approvals))
     events = session.subscribe()
     outcome = await session.submit("go")
     assert outcome.status == "completed", outcome.reason
+    for shell_id in background:
+        task = session.ctx.shells.get(shell_id).task
+        assert task is not None
+        await asyncio.wait_for(task, 30)
     await session.aclose()
     return session, [e async for e in events]
+
+
+def _running(marker: str) -> list[str]:
+    """Processes whose command line contains ``marker``."""
+    found = []
+    for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
+        with contextlib.suppress(OSError):
+            if marker in cmdline.read_bytes().replace(b"\0", b" ").decode(errors="replace"):
+                found.append(cmdline.parent.name)
+    return found
 
 
 def _results(events: list[EngineEvent]) -> list[ToolCallFinished]:
@@ -108,26 +129,34 @@ async def test_bash_writes_only_inside_and_hooks_stay_outside(world: World) -> N
         approvals = Approvals()
         server.add(Reply(tool_calls=(ScriptedToolCall(
             "Bash", {"command": background, "run_in_background": True}),)))  # fmt: skip
-        session, events = await _turn(world, server, approvals, _bash(inside, outside, escape))
+        slow = Reply(tool_calls=(ScriptedToolCall(
+            "Bash", {"command": "sleep 30.17; echo never", "timeout": 1}),))  # fmt: skip
+        session, events = await _turn(
+            world, server, approvals, _bash(inside, outside, escape), slow, background=("shell-1",)
+        )
         shell = session.ctx.shells.get("shell-1")
         first = server.requests[0].json
     assert "run in a sandbox" in str(first["system"])
-    assert approvals.asked == [background, inside, outside, escape]  # no auto_allow: all ask
-    finished = _results(events)
-    assert [r.is_error for r in finished] == [False, False, True, True]
+    assert approvals.asked == [background, inside, outside, escape, "sleep 30.17; echo never"]
+    finished = _results(events)  # no auto_allow: every command asked
+    assert [r.is_error for r in finished] == [False, False, True, True, True]
+    assert "[stopped: still running after 1 s]" in finished[4].output
+    assert _running("sleep 30.17") == []  # the deadline ended the sandboxed command too
     assert finished[1].output.strip() == "ok"
     assert (world.project / "inside.txt").read_text() == "in\n"
     assert "Read-only file system" in finished[2].output
     assert "Read-only file system" in finished[3].output
     assert not world.outside.exists()
     assert not (world.base / "escape.txt").exists()
-    assert shell.exit_code is not None  # the background shell ended with the session at latest
+    assert shell.exit_code == 0
     bg_output = shell.artifact.read_text()
     assert "Read-only file system" in bg_output
     assert "bg-rc=1" in bg_output
     assert not (world.base / "bg.txt").exists()
     # hooks are never sandboxed: the pre_tool_use hook wrote outside the project each time
-    assert hook_mark.read_text() == "x" * 4
+    assert hook_mark.read_text() == "x" * 5
+    # the placeholders that kept absent protected paths (.git, .claude, ...) blocked are gone
+    assert sorted(p.name for p in world.project.iterdir()) == ["inside.txt"]
     assert not [e for e in events if isinstance(e, Notice) and e.topic == "sandbox"]
 
 
