@@ -108,7 +108,7 @@ class SandboxExtension(SessionExtension):
         plan = self._plan(command, origin, cwd)
         if plan.notice is not None and self._session is not None:
             session = self._session
-            text = f"{plan.notice.text()} (command: {command[:120]})"
+            text = plan.notice.text()
             session.journal.publish(Notice(session_id=session.id, topic="sandbox", text=text))
         return plan
 
