@@ -228,6 +228,12 @@ class Session:
         for issue in self.settings.issues:
             self._startup.append(Notice(session_id=self.id, topic="settings", text=str(issue)))
 
+    def announce(self, event: EngineEvent) -> None:
+        """A start-up event from an extension (sandbox off, say): published now and replayed
+        to each new subscriber."""
+        self._startup.append(event)
+        self.bus.publish(event)
+
     # ------------------------------------------------------------------ use
     @property
     def mode(self) -> str:
