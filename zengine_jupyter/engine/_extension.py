@@ -79,3 +79,12 @@ class SessionExtension:
 
 EXTENSIONS: list[Callable[[], SessionExtension]] = []
 """Factories of the extensions every session gets, in order. Each integration adds its own."""
+
+
+def _checkpoints() -> SessionExtension:
+    from zengine_jupyter.engine._checkpoints import CheckpointsExtension  # imports this module
+
+    return CheckpointsExtension()
+
+
+EXTENSIONS.append(_checkpoints)
