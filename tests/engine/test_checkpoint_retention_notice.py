@@ -1,0 +1,69 @@
+"""Retention runs in the background of a chat and says what it did; the notice names sizes."""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import UTC, datetime
+from pathlib import Path
+
+from zengine_jupyter.config import data_dir
+from zengine_jupyter.engine import Session, SessionOptions, gc_notice
+from zengine_jupyter.host.checkpoint import ShadowRepository
+from zengine_jupyter.protocol import CheckpointGc, CheckpointInfo, Notice
+
+DAY = 86_400
+MIB = 1024 * 1024
+
+
+async def old_snapshot(shadow: ShadowRepository, days: int) -> None:
+    saved = shadow._env
+    date = f"{int(datetime.now(UTC).timestamp()) - days * DAY} +0000"
+    shadow._env = {**saved, "GIT_COMMITTER_DATE": date, "GIT_AUTHOR_DATE": date}
+    try:
+        assert isinstance(await shadow.snapshot(f"{days} days ago"), CheckpointInfo)
+    finally:
+        shadow._env = saved
+
+
+async def test_a_chat_applies_the_age_limit_when_it_opens(
+    tmp_path: Path, zengine_home: Path
+) -> None:
+    project = tmp_path / "proj"
+    project.mkdir()
+    shadow = ShadowRepository(project, data_dir())
+    for days in (9, 5, 0):
+        (project / "f.txt").write_text(f"{days}\n")
+        await old_snapshot(shadow, days)
+    (zengine_home / "settings.toml").write_text("[checkpoints]\nmax_age_days = 2\n")
+
+    session = await Session.open(SessionOptions(project=project))
+    events = session.subscribe()
+    notice = None
+    async with asyncio.timeout(30):
+        while notice is None:
+            event = await events.get()
+            if isinstance(event, Notice) and event.topic == "checkpoints":
+                notice = event
+    await session.aclose()
+    assert "removed 2 checkpoints" in notice.text
+    assert "older than 2 days (checkpoints.max_age_days)" in notice.text
+    assert [c.message for c in await shadow.list()] == ["0 days ago"]
+
+
+def test_the_notice_names_the_size_when_the_budget_was_hit() -> None:
+    report = CheckpointGc(
+        project="/p", kept=4, removed=6, size_before=2600 * MIB, size_after=900 * MIB,
+        budget=2048 * MIB, max_age_days=30, over_budget=True,
+    )  # fmt: skip
+    text = gc_notice(report)
+    assert text is not None
+    assert "took 2.5 GB, over the 2.0 GB budget (checkpoints.max_size_mb)" in text
+    assert "removed the 6 oldest; 4 kept, 900.0 MB now" in text
+
+    stuck = report.model_copy(update={"still_over_budget": True, "kept": 1, "removed": 0,
+                                      "size_after": 2300 * MIB})  # fmt: skip
+    assert "the newest snapshot alone needs that much" in (gc_notice(stuck) or "")
+    assert "2.2 GB" in (gc_notice(stuck) or "")
+
+    quiet = report.model_copy(update={"over_budget": False, "removed": 0})
+    assert gc_notice(quiet) is None
