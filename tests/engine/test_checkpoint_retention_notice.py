@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import os
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -67,3 +68,37 @@ def test_the_notice_names_the_size_when_the_budget_was_hit() -> None:
 
     quiet = report.model_copy(update={"over_budget": False, "removed": 0})
     assert gc_notice(quiet) is None
+
+
+async def test_a_turn_over_the_size_budget_gets_a_notice_naming_the_size(
+    tmp_path: Path, zengine_home: Path
+) -> None:
+    from zengine_jupyter.testing import ProviderServer, Reply, ScriptedToolCall
+
+    project = tmp_path / "proj"
+    project.mkdir()
+    for i in range(3):  # 18 MiB that git cannot compress, under the 8 MiB per-file limit
+        (project / f"sample{i}.bin").write_bytes(os.urandom(6 * MIB))
+    async with ProviderServer() as server:
+        (zengine_home / "settings.toml").write_text(
+            f'[provider]\nkind = "anthropic"\nbase_url = "{server.base_url}"\n'
+            '[model]\nmain = "claude-sonnet-4-6"\n[checkpoints]\nmax_size_mb = 16\n'
+        )
+        server.add(
+            Reply(tool_calls=(ScriptedToolCall("Glob", {"pattern": "*.bin"}),)),
+            Reply(text=("three samples",)),
+        )
+        session = await Session.open(SessionOptions(project=project))
+        events = session.subscribe()
+        assert (await session.submit("what samples are there?")).status == "completed"
+        notice = None
+        async with asyncio.timeout(60):
+            while notice is None:
+                event = await events.get()
+                if isinstance(event, Notice) and event.topic == "checkpoints":
+                    notice = event
+        await session.aclose()
+    assert "over the 16.0 MB budget (checkpoints.max_size_mb)" in notice.text
+    assert " MB, over" in notice.text
+    assert "the newest snapshot alone needs that much" in notice.text
+    assert len(await ShadowRepository(project, data_dir()).list()) == 1

@@ -165,7 +165,7 @@ class AgentsSettings(StrictModel):
 
 class CheckpointsSettings(StrictModel):
     """Retention of the snapshots rewind restores (one shadow repository per project, in the
-    data folder); applied when a chat opens, after each snapshot, and by
+    data folder); applied when a chat opens, after each turn that took one, and by
     ``zengine checkpoints gc``. The newest snapshot is always kept."""
 
     max_age_days: int = Field(default=30, ge=1, le=3650)

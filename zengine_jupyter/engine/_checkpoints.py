@@ -2,8 +2,9 @@
 
 ``/rewind`` lists the messages a chat can go back to; ``/rewind N [code|conversation|both]``
 rewinds (both by default; see ``_rewind.py``). Retention (``[checkpoints]`` settings) runs in
-the background, never on the snapshot path: when the chat opens (age and size) and after each
-snapshot (size), with a notice that names the size when the budget was hit.
+the background, never on the snapshot path: when the chat opens (age and size) and at the end
+of each turn that took a snapshot (size), with a notice that names the size when the budget
+was hit.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from zengine_jupyter.host.checkpoint import (
     needs_collection,
 )
 from zengine_jupyter.protocol._errors import CheckpointError, ZengineError
-from zengine_jupyter.protocol._events import CheckpointTaken, Notice
+from zengine_jupyter.protocol._events import CheckpointTaken, Notice, TurnEnded
 
 if TYPE_CHECKING:
     from zengine_jupyter.config import CheckpointsSettings
@@ -105,8 +106,13 @@ class CheckpointsExtension(SessionExtension):
 
     async def _watch(self, session: Session, sub: Subscription) -> None:
         await self._apply(session, check_age=True)
+        snapshotted = False
         async for event in sub:
+            # a collection holds the repository lock: run it between turns, not during one
             if isinstance(event, CheckpointTaken):
+                snapshotted = True
+            elif isinstance(event, TurnEnded) and snapshotted:
+                snapshotted = False
                 await self._apply(session, check_age=False)
 
     async def _apply(self, session: Session, *, check_age: bool) -> None:
