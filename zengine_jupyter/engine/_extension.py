@@ -103,3 +103,12 @@ def _lsp_extension() -> SessionExtension:
 
 
 EXTENSIONS.append(_lsp_extension)
+
+
+def _checkpoints() -> SessionExtension:
+    from zengine_jupyter.engine._checkpoints import CheckpointsExtension  # imports this module
+
+    return CheckpointsExtension()
+
+
+EXTENSIONS.append(_checkpoints)
