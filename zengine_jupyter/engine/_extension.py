@@ -60,6 +60,9 @@ class SessionExtension:
         """Text to add to the system prompt of the next request."""
         return None
 
+    async def turn_started(self, session: Session, turn_id: str) -> None:
+        """A turn begins, before the model is asked (e.g. note the files' fingerprint)."""
+
     async def after_tool(
         self, session: Session, call: RecordedToolCall, tool: Tool[Any], output: ToolOutput
     ) -> ToolOutput:
@@ -77,5 +80,11 @@ class SessionExtension:
         """Stop what ``start`` started; must be idempotent."""
 
 
-EXTENSIONS: list[Callable[[], SessionExtension]] = []
+def _verification() -> SessionExtension:
+    from zengine_jupyter.engine.verify import VerificationExtension  # imported when a chat opens
+
+    return VerificationExtension()
+
+
+EXTENSIONS: list[Callable[[], SessionExtension]] = [_verification]
 """Factories of the extensions every session gets, in order. Each integration adds its own."""
