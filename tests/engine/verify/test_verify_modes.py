@@ -44,21 +44,25 @@ async def test_auto_sends_the_failure_back_and_ends_verified(
     session, _ = await open_chat(calc)
     sub = session.subscribe()
     outcome = await session.submit("change add")
-    assert outcome.status == "completed" and outcome.text == "Fixed the sign."
+    assert outcome.status == "completed"
+    assert outcome.text == "Fixed the sign."
     assert len(provider.requests) == 6
     sent_back = last_user_text(provider.requests[3].json)
     assert "[verification, mode auto]" in sent_back
-    assert "python:pytest" in sent_back and "assert -1 == 5" in sent_back  # pytest's own output
+    assert "python:pytest" in sent_back
+    assert "assert -1 == 5" in sent_back
     records = [r.check for r in check_records(session.id)]
     assert [(r.check_id, r.passed) for r in records] == [
         ("python:pytest", False),
         ("python:pytest", True),
     ]
-    assert records[0].counts.failed == 1 and records[1].counts.passed == 1
+    assert records[0].counts.failed == 1
+    assert records[1].counts.passed == 1
     assert (calc / "calc.py").read_text() == "def add(a, b):\n    return a + b\n"
     events = await drain(session, sub)
     kinds = [e.kind for e in events if isinstance(e, CheckRecorded | VerificationChanged)]
-    assert kinds[0] == "check_recorded" and kinds[1] == "verification_changed"
+    assert kinds[0] == "check_recorded"
+    assert kinds[1] == "verification_changed"
     badges = [e for e in events if isinstance(e, VerificationChanged)]
     assert badges[-1].badge == "verified"
     assert any(b.badge == "failed" for b in badges)
@@ -77,7 +81,8 @@ async def test_strict_stops_after_max_continuations_failed(
     session, _ = await open_chat(calc)
     sub = session.subscribe()
     outcome = await session.submit("change add")
-    assert outcome.status == "completed" and outcome.text == "I am done (3)."
+    assert outcome.status == "completed"
+    assert outcome.text == "I am done (3)."
     assert len(provider.requests) == 6  # the default max_continuations: 3 send-backs
     for request in provider.requests[3:6]:
         assert "[verification, mode strict]" in last_user_text(request.json)
@@ -121,7 +126,8 @@ async def test_untrusted_project_check_never_runs(
     ]
     assert "Verify" in approvals.asked  # through the gate, kind execute
     listing = await session.submit("/checks")
-    assert "proj:marker" not in listing.text and "mode auto" in listing.text
+    assert "proj:marker" not in listing.text
+    assert "mode auto" in listing.text
     events = await drain(session, sub)
     assert not (calc / "marker").exists()
     assert not (calc / "replaced-marker").exists()
