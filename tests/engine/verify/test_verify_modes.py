@@ -134,3 +134,31 @@ async def test_untrusted_project_check_never_runs(
     trust = next(e for e in events if isinstance(e, TrustRequired))
     assert any(key.startswith("verification.checks") for key in trust.withheld)
     assert [e.badge for e in events if isinstance(e, VerificationChanged)][-1] == "failed"
+
+
+async def test_trusting_the_folder_brings_its_checks_and_off_mode_is_quiet(
+    calc: Path, provider: ProviderServer, zengine_home: Path
+) -> None:
+    (calc / ".z-engine").mkdir()
+    (calc / ".z-engine" / "settings.toml").write_text(
+        '[verification]\nmode = "off"\n'
+        '[[verification.checks]]\nid = "proj:marker"\nkind = "test"\ncommand = "touch marker"\n'
+    )
+    provider.add(
+        Reply(tool_calls=(ScriptedToolCall("Read", {"path": "calc.py"}),)),
+        Reply(tool_calls=(ScriptedToolCall("Edit", BREAK),)),
+        Reply(text=("Done.",)),
+    )
+    session, _ = await open_chat(calc)
+    sub = session.subscribe()
+    assert "proj:marker" not in (await session.submit("/checks")).text
+    await session.submit("/trust")
+    assert "proj:marker" in (await session.submit("/checks")).text
+    outcome = await session.submit("change add")
+    assert outcome.status == "completed"
+    assert len(provider.requests) == 3
+    events = await drain(session, sub)
+    badges = [e for e in events if isinstance(e, VerificationChanged)]
+    assert [(b.badge, b.reason) for b in badges] == [("not_applicable", "verification is off")]
+    assert not (calc / "marker").exists()
+    assert check_records(session.id) == []

@@ -83,8 +83,9 @@ class VerificationExtension(SessionExtension):
         await self.state.load(session.settings)
 
     async def turn_started(self, session: Session, turn_id: str) -> None:
-        fingerprint = await workspace_fingerprint(session.root)
-        self.turn = _Turn(turn_id=turn_id, baseline=fingerprint.digest)
+        self.turn = _Turn(turn_id=turn_id)
+        if self.mode is not VerificationMode.OFF:  # off: no badge, no walk of the tree
+            self.turn.baseline = (await workspace_fingerprint(session.root)).digest
 
     async def after_tool(
         self, session: Session, call: RecordedToolCall, tool: Tool[Any], output: ToolOutput
@@ -99,6 +100,9 @@ class VerificationExtension(SessionExtension):
         for path in outcome.changed:
             self.turn.paths.add(_relative(session.root, path))
         mode = self.mode
+        if mode is VerificationMode.OFF:
+            self._reporter().badge(assess((), fingerprint="", changed_files=False, mode=mode))
+            return None
         settings = session.settings.settings.verification
         automatic = may_run_automatic_checks(mode.value, trusted=session.settings.trusted)
         ran = False
