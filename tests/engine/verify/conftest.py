@@ -20,9 +20,11 @@ class AllowAll:
 
     def __init__(self) -> None:
         self.asked: list[str] = []
+        self.requests: list[ApprovalRequest] = []
 
     async def ask(self, request: ApprovalRequest) -> ApprovalDecision:
         self.asked.append(request.tool)
+        self.requests.append(request)
         return ApprovalDecision(action="allow_once")
 
 

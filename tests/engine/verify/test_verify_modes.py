@@ -125,6 +125,9 @@ async def test_untrusted_project_check_never_runs(
         ("python:pytest", ["python", "-m", "pytest"])  # the discovered check, not the project's
     ]
     assert "Verify" in approvals.asked  # through the gate, kind execute
+    asked = [r for r in approvals.requests if r.tool == "Verify"][-1]
+    assert asked.command == "python -m pytest"  # the user sees what will run
+    assert asked.suggested_rule == "Verify"  # always-allow writes a rule that covers Verify
     listing = await session.submit("/checks")
     assert "proj:marker" not in listing.text
     assert "mode auto" in listing.text
