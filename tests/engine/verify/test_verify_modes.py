@@ -120,12 +120,13 @@ async def test_untrusted_project_check_never_runs(
     assert len(provider.requests) == 5  # auto ran nothing, so nothing was sent back
     unknown = last_user_text(provider.requests[3].json)
     assert "unknown check(s) proj:marker" in unknown
+    assert approvals.asked.count("Verify") == 1  # the unknown id was refused before asking
     records = [r.check for r in check_records(session.id)]
     assert [(r.check_id, r.command) for r in records] == [
         ("python:pytest", ["python", "-m", "pytest"])  # the discovered check, not the project's
     ]
     assert "Verify" in approvals.asked  # through the gate, kind execute
-    asked = [r for r in approvals.requests if r.tool == "Verify"][-1]
+    asked = next(r for r in approvals.requests if r.tool == "Verify")
     assert asked.command == "python -m pytest"  # the user sees what will run
     assert asked.suggested_rule == "Verify"  # always-allow writes a rule that covers Verify
     listing = await session.submit("/checks")

@@ -48,7 +48,7 @@ def verify_command(owner: VerificationExtension) -> SlashCommand:
         chosen = chat.by_id(ids) if ids else (owner.relevant() or chat.checks)
         if not chosen:
             return CommandResult("no checks to run (see /checks)")
-        records = await owner.run_checks(chosen)
+        records = await owner.run_checks(chosen, in_turn=False)
         badge = await owner.badge_now()
         lines = [summary(r) for r in records]
         lines.append(f"badge {badge.badge.value}: {badge.reason}")

@@ -170,12 +170,16 @@ class VerificationExtension(SessionExtension):
         assert self.session is not None
         return self._assess((await workspace_fingerprint(self.session.root)).digest)
 
-    def _reporter(self) -> Reporter:
+    def _reporter(self, in_turn: bool = True) -> Reporter:
         assert self.session is not None
-        return Reporter(self.session.journal, self.session.id, self.turn.turn_id)
+        turn_id = self.turn.turn_id if in_turn else None
+        return Reporter(self.session.journal, self.session.id, turn_id)
 
-    async def run_checks(self, checks: Sequence[CheckSpec]) -> list[CheckRecord]:
-        """Run through the chat's shell runner; journal each record; publish the events."""
+    async def run_checks(
+        self, checks: Sequence[CheckSpec], *, in_turn: bool = True
+    ) -> list[CheckRecord]:
+        """Run through the chat's shell runner; journal each record; publish the events
+        (``in_turn``: they belong to the running turn; /verify's belong to none)."""
         session = self.session
         assert session is not None
         options = RunCheckOptions(
@@ -183,7 +187,7 @@ class VerificationExtension(SessionExtension):
             artifacts_dir=session.ctx.artifacts,
             runner=ShellCheckRunner(session.ctx.shells),
         )
-        reporter = self._reporter()
+        reporter = self._reporter(in_turn)
         records = await self.state.run(checks, options, reporter)
         for record in records:
             if self.turn.baseline is not None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from pydantic import Field
 
@@ -41,6 +41,12 @@ class VerifyTool(Tool[VerifyInput]):
 
     def __init__(self, owner: VerificationExtension) -> None:
         self.owner = owner
+
+    def parse(self, arguments: dict[str, Any]) -> VerifyInput:
+        """Unknown ids are the model's mistake: refused before the gate asks anyone."""
+        args = super().parse(arguments)
+        self.chosen(args)
+        return args
 
     def chosen(self, args: VerifyInput) -> list[CheckSpec]:
         if not args.checks:
