@@ -79,3 +79,12 @@ class SessionExtension:
 
 EXTENSIONS: list[Callable[[], SessionExtension]] = []
 """Factories of the extensions every session gets, in order. Each integration adds its own."""
+
+
+def _mcp() -> SessionExtension:  # imported when a chat opens, not with the engine
+    from zengine_jupyter.engine.mcp import McpExtension
+
+    return McpExtension()
+
+
+EXTENSIONS.append(_mcp)
