@@ -6,6 +6,7 @@ Real servers only: the fixture server over stdio and over streamable HTTP on 127
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 from typing import TYPE_CHECKING, Any
 
@@ -169,6 +170,18 @@ async def test_the_gate_asks_by_default_and_rules_allow(project: Path, zengine_h
         approvals = RecordingApprovals(deny=["mcp__fx__add"])
         session = await open_chat(project, approvals=approvals)
         await session.submit("go")
+
+        # a tool the server adds while running joins the chat's tools (and the next request)
+        model.add(call("mcp__gx__add_tool", tool="fresh", announce="listen"), Reply(text=("+",)))
+        await session.submit("grow")
+        for _ in range(500):
+            if "mcp__gx__fresh" in session.tools:
+                break
+            await asyncio.sleep(0.02)
+        model.add(call("mcp__gx__fresh", x=4), Reply(text=("fresh",)))
+        await session.submit("use it")
+        assert "mcp__gx__fresh" in tool_names(model.requests[-2].json)
+        assert tool_results(model.requests[-1].json) == [("fresh:4", False)]
         await session.aclose()
     assert [(r.tool, r.suggested_rule) for r in approvals.asked] == [
         ("mcp__fx__add", "mcp__fx__add")
