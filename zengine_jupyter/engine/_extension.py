@@ -98,5 +98,6 @@ EXTENSIONS: list[Callable[[], SessionExtension]] = [
     _lazy("zengine_jupyter.engine._checkpoints", "CheckpointsExtension"),
     _lazy("zengine_jupyter.engine.verify", "VerificationExtension"),
     _lazy("zengine_jupyter.engine.lsp", "LspExtension"),
+    _lazy("zengine_jupyter.engine.mcp", "McpExtension"),
 ]
 """Factories of the extensions every session gets, in order. Each integration adds its own."""

@@ -17,13 +17,19 @@ if TYPE_CHECKING:
 __all__ = ["ShellCheckRunner", "shell_command"]
 
 
+FRESH_PYTHON = "export PYTHONDONTWRITEBYTECODE=1; "
+"""Python in a check writes no bytecode cache. A .pyc is trusted when the source's size and
+mtime-in-seconds match, so a cache a check wrote just before an edit of the same size in the
+same second (an agent's fix right after its change) would run the stale code next time."""
+
+
 def shell_command(invocation: CheckInvocation, root_cwd: str) -> str:
     """The ``bash -c`` text that runs ``invocation``'s argv in its folder."""
     argv = shlex.join(invocation.argv)
     folder = str(invocation.cwd)
     if folder == root_cwd:
-        return f"exec {argv}"
-    return f"cd {shlex.quote(folder)} && exec {argv}"
+        return f"{FRESH_PYTHON}exec {argv}"
+    return f"{FRESH_PYTHON}cd {shlex.quote(folder)} && exec {argv}"
 
 
 class ShellCheckRunner:
