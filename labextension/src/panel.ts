@@ -60,9 +60,15 @@ export class ZenginePanel extends Widget {
     this._input.rows = 3;
     this._input.placeholder = 'Ask the agent… (Enter sends, Shift+Enter for a new line)';
     this._input.setAttribute('aria-label', 'Message to the agent');
-    const send = append(form, 'button', 'jp-zengine-send jp-mod-styled jp-mod-accept');
+    const buttons = append(form, 'div', 'jp-zengine-buttons');
+    const send = append(buttons, 'button', 'jp-zengine-send jp-mod-styled jp-mod-accept');
     send.textContent = 'Send';
     (send as HTMLButtonElement).type = 'submit';
+    const stop = append(buttons, 'button', 'jp-zengine-interrupt jp-mod-styled jp-mod-reject');
+    stop.textContent = 'Interrupt';
+    stop.title = 'Stop the running turn';
+    (stop as HTMLButtonElement).type = 'button';
+    stop.addEventListener('click', () => void this._interrupt());
     form.addEventListener('submit', event => {
       event.preventDefault();
       void this._submit();
@@ -284,6 +290,14 @@ export class ZenginePanel extends Widget {
       ? { kind: 'command', name: text.slice(1).split(/\s+/, 1)[0], args: text.slice(1).replace(/^\S+\s*/, '') }
       : { kind: 'submit', text };
     this._report(await this._connection.request(body), body.kind);
+  }
+
+  private async _interrupt(): Promise<void> {
+    if (!this._connection?.isOpen) {
+      this._item('error', 'Not connected to a kernel: nothing to interrupt.');
+      return;
+    }
+    this._report(await this._connection.request({ kind: 'interrupt' }), 'interrupt');
   }
 
   /** A failed reply shows the kernel's words as they are. */

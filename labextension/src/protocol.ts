@@ -12,6 +12,7 @@ export type PanelRequest =
   | CommandRequest
   | HelloRequest
   | InterruptRequest
+  | ListCommandsRequest
   | ListSessionsRequest
   | McpStatusRequest
   | RewindRequest
@@ -195,6 +196,18 @@ export interface CheckpointTaken {
 }
 
 /**
+ * The result of putting a checkpoint's files back.
+ */
+export interface CodeRestore {
+  target: string;
+  safety_checkpoint: string;
+  restored?: string[];
+  removed?: string[];
+  left_alone?: NotStored[];
+  note?: string;
+}
+
+/**
  * A slash command typed in the panel: ``/cost``, ``/model opus``, ``/mcp__srv__prompt a b``.
  *
  * Answered in ``Reply.text`` (markdown) or with events when it starts a turn.
@@ -272,6 +285,16 @@ export interface InterruptRequest {
   id: string;
   kind: 'interrupt';
   session_id?: string | null;
+}
+
+/**
+ * The slash commands the input box completes (built-ins and ``/mcp__<server>__<prompt>``);
+ * answered in ``Reply.commands``.
+ */
+export interface ListCommandsRequest {
+  v: 1;
+  id: string;
+  kind: 'list_commands';
 }
 
 /**
@@ -419,6 +442,8 @@ export interface Reply {
   sessions?: SessionMeta[] | null;
   servers?: McpServerStatus[] | null;
   text?: string | null;
+  commands?: SlashCommand[] | null;
+  restore?: CodeRestore | null;
 }
 
 /**
@@ -489,12 +514,23 @@ export interface SessionRecord {
 }
 
 /**
- * A chat as it stands, sent before its :class:`Reply` to a :class:`SubscribeRequest`.
+ * One completion for the input box.
+ */
+export interface SlashCommand {
+  name: string;
+  description: string;
+  argument_hint?: string | null;
+}
+
+/**
+ * A chat as it stands, sent before its :class:`Reply` to a :class:`SubscribeRequest`, and
+ * unprompted when the view must be rebuilt (after a conversation rewind, or for a panel that
+ * fell behind: the kernel's answer to a ``resync`` event).
  */
 export interface Snapshot {
   v: 1;
   kind: 'snapshot';
-  id: string;
+  id?: string | null;
   session_id: string;
   records?: LogRecord[];
   pending?: ApprovalRequest[];

@@ -89,6 +89,8 @@ def test_panel_connects_follows_notebooks_and_survives_restart(lab: LabServer, p
     page.locator(f"{PANEL} .jp-zengine-input").press("Enter")
     page.wait_for_selector(f"{PANEL} .jp-zengine-item-error >> text=cannot answer 'submit' yet")
     assert page.locator(f"{PANEL} .jp-zengine-item-user").last.inner_text() == "add a column"
+    page.locator(f"{PANEL} .jp-zengine-interrupt").click()
+    page.wait_for_selector(f"{PANEL} .jp-zengine-item-error >> text=cannot answer 'interrupt' yet")
 
     # switch notebooks: the panel follows to the second notebook's kernel
     page.locator(".jp-DirListing-content .jp-DirListing-itemText >> text=second.ipynb").dblclick()

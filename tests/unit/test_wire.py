@@ -52,7 +52,8 @@ REQUESTS: list[dict[str, Any]] = [
     {"v": 1, "kind": "rewind", "id": "p8", "turn_id": "t1", "scope": "both"},
     {"v": 1, "kind": "list_sessions", "id": "p9"},
     {"v": 1, "kind": "mcp_status", "id": "p10"},
-    {"v": 1, "kind": "command", "id": "p11", "name": "model", "args": "opus"},
+    {"v": 1, "kind": "list_commands", "id": "p11"},
+    {"v": 1, "kind": "command", "id": "p12", "name": "model", "args": "opus"},
 ]
 
 

@@ -37,6 +37,7 @@ from typing import Annotated, Final, Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from zengine_jupyter.protocol._checkpoint import CodeRestore
 from zengine_jupyter.protocol._events import ApprovalDecision, ApprovalRequest, EngineEvent
 from zengine_jupyter.protocol._mcp import McpServerStatus
 from zengine_jupyter.protocol._records import LogRecord
@@ -52,11 +53,13 @@ __all__ = [
     "HelloRequest",
     "InterruptRequest",
     "KernelMessage",
+    "ListCommandsRequest",
     "ListSessionsRequest",
     "McpStatusRequest",
     "PanelRequest",
     "Reply",
     "RewindRequest",
+    "SlashCommand",
     "Snapshot",
     "SubmitRequest",
     "SubscribeRequest",
@@ -156,6 +159,13 @@ class McpStatusRequest(_Request):
     kind: Literal["mcp_status"] = "mcp_status"
 
 
+class ListCommandsRequest(_Request):
+    """The slash commands the input box completes (built-ins and ``/mcp__<server>__<prompt>``);
+    answered in ``Reply.commands``."""
+
+    kind: Literal["list_commands"] = "list_commands"
+
+
 class CommandRequest(_Request):
     """A slash command typed in the panel: ``/cost``, ``/model opus``, ``/mcp__srv__prompt a b``.
 
@@ -179,6 +189,7 @@ PanelRequest = Annotated[
     | RewindRequest
     | ListSessionsRequest
     | McpStatusRequest
+    | ListCommandsRequest
     | CommandRequest,
     Field(discriminator="kind"),
 ]
@@ -206,11 +217,13 @@ class EventMessage(_Wire):
 
 
 class Snapshot(_Wire):
-    """A chat as it stands, sent before its :class:`Reply` to a :class:`SubscribeRequest`."""
+    """A chat as it stands, sent before its :class:`Reply` to a :class:`SubscribeRequest`, and
+    unprompted when the view must be rebuilt (after a conversation rewind, or for a panel that
+    fell behind: the kernel's answer to a ``resync`` event)."""
 
     kind: Literal["snapshot"] = "snapshot"
-    id: str
-    """The :class:`SubscribeRequest` it answers."""
+    id: str | None = None
+    """The :class:`SubscribeRequest` it answers; None when sent unprompted."""
     session_id: str
     records: list[LogRecord] = []
     """The chat's log, oldest first (records a rewind dropped are left out)."""
@@ -218,6 +231,18 @@ class Snapshot(_Wire):
     """Approvals waiting for an answer right now."""
     running_turn_id: str | None = None
     """The turn in flight, if any: its live events follow."""
+
+
+class SlashCommand(BaseModel):
+    """One completion for the input box."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    name: str
+    """Without the slash: ``cost``, ``mcp__github__review``."""
+    description: str
+    argument_hint: str | None = None
+    """e.g. ``<model>`` or ``[pr] [focus]``."""
 
 
 class Reply(_Wire):
@@ -238,6 +263,10 @@ class Reply(_Wire):
     """mcp_status: one line per server."""
     text: str | None = None
     """command: its output, markdown."""
+    commands: list[SlashCommand] | None = None
+    """list_commands: what the input box completes."""
+    restore: CodeRestore | None = None
+    """rewind with code: what was put back; the panel reloads open editors of those files."""
 
     @model_validator(mode="after")
     def _error_iff_failed(self) -> Self:
