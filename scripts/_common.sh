@@ -88,3 +88,25 @@ labext_ensure() {
     cp "$dir/install.json" "$share/install.json"
   fi
 }
+
+# npm_tools_ensure PKG@RANGE ...  installs npm programs the tests use (typescript-language-server)
+# into $VENV/npm-tools, when npm exists; skipped while the list is unchanged. Tests look in
+# $VENV/npm-tools/node_modules/.bin. A failed install is reported, not fatal: only the tests
+# that need the program then skip (or fail under CI=true).
+npm_tools_ensure() {
+  if ! command -v npm >/dev/null 2>&1; then
+    say "npm is missing: skipping npm test tools ($*)"; return 0
+  fi
+  local dir="$VENV/npm-tools" want="$*"
+  local stamp="$dir/.zengine-installed"
+  if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then
+    return 0
+  fi
+  say "npm install $* into $dir"
+  mkdir -p "$dir"
+  if npm install --no-audit --no-fund --silent --prefix "$dir" "$@" >/dev/null; then
+    echo "$want" > "$stamp"
+  else
+    say "npm install $* failed: the tests that need them will skip (fail under CI=true)"
+  fi
+}

@@ -24,6 +24,8 @@ PACKAGES = [
     "zengine_jupyter.verify.discovery",
     "zengine_jupyter.verify.discovery.ecosystems",
     "zengine_jupyter.verify.parse",
+    "zengine_jupyter.integrations.jsonrpc",
+    "zengine_jupyter.integrations.lsp",
     "zengine_jupyter.cli",
     "zengine_jupyter.engine.tools",
     "zengine_jupyter.policy",

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 from zengine_jupyter._version import __version__
 from zengine_jupyter.cli._auth import add_auth_parser, run_auth
 from zengine_jupyter.cli._doctor import collect_report, render_report
+from zengine_jupyter.cli._run import add_run_parser
 from zengine_jupyter.cli._sessions import add_sessions_parser, run_sessions
 from zengine_jupyter.cli._settings import add_settings_parser, run_settings
 from zengine_jupyter.cli._trust import add_trust_parser, run_trust
@@ -38,6 +39,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_trust_parser(commands)
     add_sessions_parser(commands)
     add_verify_commands(commands)
+    add_run_parser(commands)
     return parser
 
 

@@ -1,9 +1,14 @@
-"""The agent: sessions, the turn loop, tools and the gate (issue: Engine core).
+"""The agent: a chat (``Session``), its turn loop, the built-in tools and the approvals it asks.
 
-Built so far: resume repair and request well-formedness (the Session store issue).
+Frontends open a :class:`Session`, ``subscribe()`` to its events and ``submit()`` text;
+they answer approvals through an :class:`ApprovalPort`.
 """
 
+from zengine_jupyter.engine._bus import EventBus, Subscription
+from zengine_jupyter.engine._ports import ApprovalPort, FixedApprovals, TrustPort
 from zengine_jupyter.engine._resume import RESUME_REASON, repair_on_resume, resume_repairs
+from zengine_jupyter.engine._session import Session, SessionOptions, TurnInProgressError
+from zengine_jupyter.engine._turn import MAX_STEPS, TurnOutcome
 from zengine_jupyter.engine._wellformed import (
     INTERRUPTED,
     MISSING_START,
@@ -14,9 +19,19 @@ from zengine_jupyter.engine._wellformed import (
 
 __all__ = [
     "INTERRUPTED",
+    "MAX_STEPS",
     "MISSING_START",
     "RESUME_REASON",
+    "ApprovalPort",
+    "EventBus",
+    "FixedApprovals",
     "RequestMessage",
+    "Session",
+    "SessionOptions",
+    "Subscription",
+    "TrustPort",
+    "TurnInProgressError",
+    "TurnOutcome",
     "build_request",
     "check_request",
     "repair_on_resume",

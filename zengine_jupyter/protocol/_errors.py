@@ -23,6 +23,13 @@ The tree (later parts add their branches here, and only here)::
     │   └── SessionLockedError    another process is writing that chat
     ├── SandboxError              the sandbox cannot confine this command as configured
     ├── VerificationError         a check is unknown, malformed, or its run could not be recorded
+    ├── JsonRpcError              a JSON-RPC peer (a language server) misbehaved
+    │   ├── JsonRpcFramingError   a frame that is not Content-Length framed JSON-RPC 2.0
+    │   ├── JsonRpcClosedError    the peer is gone (EOF, dead process) or the connection was closed
+    │   ├── JsonRpcTimeoutError   no reply within the request's timeout
+    │   └── JsonRpcRemoteError    the peer answered with an error object (``code``, ``data``)
+    ├── LspError                  a language server cannot answer
+    │   └── LspUnavailableError   not installed, failed to start, or failed after its restarts
     ├── NotAvailableError         the part that does this is not built or not enabled
     └── ProviderError             a model provider refused or failed a request
         ├── ProviderStatusError       an HTTP error status (``status``, ``retry_after_s``)
@@ -42,6 +49,13 @@ __all__ = [
     "ComponentMissingError",
     "ConfigError",
     "CostCapReachedError",
+    "JsonRpcClosedError",
+    "JsonRpcError",
+    "JsonRpcFramingError",
+    "JsonRpcRemoteError",
+    "JsonRpcTimeoutError",
+    "LspError",
+    "LspUnavailableError",
     "McpConnectionError",
     "McpRequestError",
     "McpServerError",
@@ -225,3 +239,46 @@ class ToolError(ZengineError):
 
 class VerificationError(ZengineError):
     """A check id is unknown, a check entry is malformed, or a run could not be recorded."""
+
+
+class JsonRpcError(ZengineError):
+    """A JSON-RPC exchange failed; subclasses say how."""
+
+
+class JsonRpcFramingError(JsonRpcError):
+    """The peer sent bytes that are not a Content-Length framed JSON-RPC 2.0 message."""
+
+
+class JsonRpcClosedError(JsonRpcError):
+    """The peer closed its output or died, or our side closed the connection."""
+
+
+class JsonRpcTimeoutError(JsonRpcError):
+    """A request got no reply within its timeout (the request is abandoned, not retried)."""
+
+
+class JsonRpcRemoteError(JsonRpcError):
+    """The peer answered a request with a JSON-RPC error object."""
+
+    def __init__(self, message: str, *, code: int, data: object = None) -> None:
+        super().__init__(message)
+        self.code = code
+        self.data = data
+
+
+class LspError(ZengineError):
+    """A language server could not answer a question about a file."""
+
+
+class LspUnavailableError(LspError):
+    """No server can serve the file: not installed, failed to start, or failed after restarts.
+
+    ``server`` names it; ``install`` is the command that installs it, when that helps.
+    """
+
+    def __init__(
+        self, message: str, *, server: str, install: str | None = None, hint: str | None = None
+    ) -> None:
+        super().__init__(message, hint=hint)
+        self.server = server
+        self.install = install

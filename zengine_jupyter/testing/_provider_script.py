@@ -7,6 +7,7 @@ APIs send (shapes from notes/wire-formats.md), so the official SDKs parse them t
 
 from __future__ import annotations
 
+import itertools
 import json
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
@@ -24,6 +25,9 @@ __all__ = [
 ]
 
 Drop = Literal["before_first_byte", "after_text"]
+
+_CALL_IDS = itertools.count(1)
+"""Tool call ids are unique per process, as the real APIs' ids are unique."""
 
 _ANTHROPIC_ERROR_TYPES = {
     400: "invalid_request_error",
@@ -194,11 +198,11 @@ def render_anthropic(reply: Reply, model: str) -> tuple[list[bytes], int]:
             )
         )
         return events, text_end
-    for n, call in enumerate(reply.tool_calls):
+    for call in reply.tool_calls:
         deltas = [{"type": "input_json_delta", "partial_json": p} for p in ["", *_pieces(call)]]
         start = {
             "type": "tool_use",
-            "id": call.id or f"toolu_01Fake{n:04d}",
+            "id": call.id or f"toolu_01Fake{next(_CALL_IDS):06d}",
             "name": call.name,
             "input": {},
         }
@@ -267,7 +271,7 @@ def render_openai(reply: Reply, model: str, include_usage: bool) -> tuple[list[b
     for n, call in enumerate(reply.tool_calls):
         first = {
             "index": n,
-            "id": call.id or f"call_fake{n:04d}",
+            "id": call.id or f"call_fake{next(_CALL_IDS):06d}",
             "type": "function",
             "function": {"name": call.name, "arguments": ""},
         }

@@ -1,0 +1,96 @@
+"""Slash commands and the extension hooks the integrations plug into."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from pydantic import Field
+
+from zengine_jupyter.engine import Session, SessionOptions
+from zengine_jupyter.engine._extension import SessionExtension
+from zengine_jupyter.engine.tools import Tool, ToolContext, ToolInput, ToolOutput
+from zengine_jupyter.protocol import Notice
+from zengine_jupyter.testing import ProviderServer, Reply, ScriptedToolCall
+
+
+class EchoInput(ToolInput):
+    word: str = Field(description="what to echo")
+
+
+class EchoTool(Tool[EchoInput]):
+    name = "Echo"
+    kind = "read"
+    description = "Echo a word."
+    Input = EchoInput
+
+    async def run(self, args: EchoInput, ctx: ToolContext) -> ToolOutput:
+        return ToolOutput(args.word)
+
+
+class Probe(SessionExtension):
+    name = "probe"
+
+    def __init__(self) -> None:
+        self.stops = 0
+        self.closed = False
+
+    async def start(self, session: Session) -> None:
+        session.tools["Echo"] = EchoTool()
+
+    def reminder(self, session: Session) -> str | None:
+        return "REMINDER-FROM-PROBE"
+
+    async def after_tool(
+        self, session: Session, call: Any, tool: Any, output: ToolOutput
+    ) -> ToolOutput:
+        return ToolOutput(output.content + " [checked]")
+
+    async def at_stop(self, session: Session, outcome: Any) -> str | None:
+        self.stops += 1
+        return "Please also say bye." if self.stops == 1 else None
+
+    async def aclose(self) -> None:
+        self.closed = True
+
+
+async def test_extension_hooks_and_commands(tmp_path: Path, zengine_home: Path) -> None:
+    project = tmp_path / "p"
+    project.mkdir()
+    probe = Probe()
+    async with ProviderServer() as server:
+        (zengine_home / "settings.toml").write_text(
+            f'[provider]\nkind = "anthropic"\nbase_url = "{server.base_url}"\n'
+            '[model]\nmain = "claude-sonnet-4-6"\n'
+        )
+        server.add(
+            Reply(tool_calls=(ScriptedToolCall("Echo", {"word": "hi"}),)),
+            Reply(text=("done",)),
+            Reply(text=("bye",)),
+        )
+        session = await Session.open(SessionOptions(project=project, extensions=(lambda: probe,)))
+        events = session.subscribe()
+        outcome = await session.submit("echo")
+        assert outcome.text == "bye"
+        first = server.requests[0].json
+        assert "REMINDER-FROM-PROBE" in str(first["system"])
+        assert "Echo" in [t["name"] for t in first["tools"]]
+        result = server.requests[1].json["messages"][-1]["content"][0]
+        assert result["content"] in ("hi [checked]", [{"type": "text", "text": "hi [checked]"}])
+        assert (
+            server.requests[2].json["messages"][-1]["content"][-1]["text"] == "Please also say bye."
+        )
+
+        mode = await session.submit("/mode plan")
+        assert mode.text == "mode: plan"
+        assert session.gate.policy.mode == "plan"
+        cost = await session.submit("/cost")
+        assert cost.text.startswith("cost so far: $")
+        unknown = await session.submit("/nonesuch please")  # not a command: a normal turn
+        assert len(server.requests) == 4
+        assert unknown.status == "failed"  # the script ran out: the server answered an error
+        await session.aclose()
+    assert probe.closed
+    notices = [e for e in [ev async for ev in events] if isinstance(e, Notice)]
+    assert any(n.topic == "/mode" for n in notices)
+    assert session.writer.state().mode == "plan"

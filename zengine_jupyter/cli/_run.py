@@ -1,0 +1,145 @@
+"""``zengine run``: one turn from a plain shell, streamed to the terminal.
+
+The answer goes to stdout; tool calls, approvals and notices go to stderr. Approvals are
+asked on a TTY; ``--yes`` / ``--no`` answer them by policy; with neither and no TTY, every
+question is answered "deny". Exit status: 0 completed, 1 failed, 130 interrupted.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import signal
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from zengine_jupyter.engine import FixedApprovals, Session, SessionOptions
+from zengine_jupyter.protocol import (
+    ApprovalDecision,
+    ApprovalRequest,
+    EngineError,
+    Notice,
+    ProviderBusy,
+    TextStreamed,
+    ToolCallDenied,
+    ToolCallFinished,
+    ToolCallProposed,
+    TrustRequired,
+    ZengineError,
+)
+from zengine_jupyter.store import SessionStore
+
+if TYPE_CHECKING:
+    import argparse
+
+    from zengine_jupyter.engine import ApprovalPort, Subscription
+
+__all__ = ["TtyApprovals", "add_run_parser", "run_command"]
+
+_EXIT = {"completed": 0, "failed": 1, "interrupted": 130}
+
+
+def add_run_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    run = commands.add_parser("run", help="run one turn of the agent on a project")
+    run.add_argument("prompt", help="what to ask the agent")
+    run.add_argument("--project", type=Path, default=Path.cwd(), help="the project folder")
+    which = run.add_mutually_exclusive_group()
+    which.add_argument("--session", help="go on with this chat")
+    which.add_argument("--continue", dest="cont", action="store_true",
+                       help="go on with the project's most recent chat")  # fmt: skip
+    run.add_argument("--mode", choices=["default", "accept_edits", "plan", "bypass"])
+    run.add_argument("--model", help="the model for this chat (model.main)")
+    answer = run.add_mutually_exclusive_group()
+    answer.add_argument("--yes", action="store_true", help="allow every call that would ask")
+    answer.add_argument("--no", action="store_true", help="deny every call that would ask")
+    run.set_defaults(handler=run_command)
+
+
+class TtyApprovals:
+    """Asks on the terminal: [y]es once, [a]lways (rule in the project's local settings), [n]o."""
+
+    async def ask(self, request: ApprovalRequest) -> ApprovalDecision:
+        what = request.command or ", ".join(request.paths) or request.summary
+        sys.stderr.write(f"\n? {request.tool}: {what}\n  ({request.reason})\n")
+        prompt = f"  allow? [y]es once / [a]lways ({request.suggested_rule}) / [n]o: "
+        reply = (await asyncio.to_thread(_input, prompt)).strip().lower()
+        if reply.startswith("a"):
+            return ApprovalDecision(action="always_allow", layer="local")
+        if reply.startswith("y"):
+            return ApprovalDecision(action="allow_once")
+        note = (await asyncio.to_thread(_input, "  a note for the agent (optional): ")).strip()
+        return ApprovalDecision(action="deny", message=note or None)
+
+
+def _input(prompt: str) -> str:
+    sys.stderr.write(prompt)
+    sys.stderr.flush()
+    return sys.stdin.readline()
+
+
+def _approvals(args: argparse.Namespace) -> ApprovalPort:
+    if args.yes:
+        return FixedApprovals(allow=True)
+    if args.no or not sys.stdin.isatty():
+        return FixedApprovals(allow=False)
+    return TtyApprovals()
+
+
+def _latest_session(project: Path) -> str | None:
+    chats = [m for m in SessionStore().list() if m.project == str(project)]
+    return max(chats, key=lambda m: m.updated).id if chats else None
+
+
+async def _show(events: Subscription) -> None:
+    out, err = sys.stdout, sys.stderr
+    async for event in events:
+        if isinstance(event, TextStreamed):
+            out.write(event.text)
+            out.flush()
+        elif isinstance(event, ToolCallProposed):
+            err.write(f"\n> {event.tool}: {event.summary}\n")
+        elif isinstance(event, ToolCallFinished):
+            first = event.output.strip().splitlines()[:1]
+            mark = "x" if event.is_error else "ok"
+            err.write(f"  {mark} {first[0][:160] if first else ''}\n")
+        elif isinstance(event, ToolCallDenied):
+            err.write(f"  denied: {event.reason}\n")
+        elif isinstance(event, ProviderBusy | Notice):
+            err.write(f"  [{event.message if isinstance(event, ProviderBusy) else event.text}]\n")
+        elif isinstance(event, TrustRequired):
+            err.write(f"  [this project's {', '.join(event.withheld)} are withheld until you "
+                      f"trust it: zengine trust {event.folder}]\n")  # fmt: skip
+        elif isinstance(event, EngineError):
+            err.write(
+                f"\nerror: {event.message}" + (f" ({event.hint})" if event.hint else "") + "\n"
+            )
+        err.flush()
+
+
+async def _run(args: argparse.Namespace) -> int:
+    project = args.project.resolve()
+    session_id = args.session or (_latest_session(project) if args.cont else None)
+    if args.cont and session_id is None:
+        raise ZengineError(f"no earlier chat for {project}", hint="drop --continue to start one")
+    session = await Session.open(
+        SessionOptions(project=project, session_id=session_id, approvals=_approvals(args),
+                       mode=args.mode, model=args.model)
+    )  # fmt: skip
+    shown = asyncio.create_task(_show(session.subscribe()))
+    loop = asyncio.get_running_loop()
+    with contextlib.suppress(NotImplementedError):
+        loop.add_signal_handler(signal.SIGINT, session.interrupt)
+    try:
+        outcome = await session.submit(args.prompt)
+    finally:
+        await session.aclose()  # closes the bus: the printer drains and ends
+        await shown
+    sys.stdout.write("\n")
+    cost = session.meter.render()
+    sys.stderr.write(f"[chat {session.id} · {outcome.status} · cost {cost}]\n")
+    return _EXIT[outcome.status]
+
+
+def run_command(args: argparse.Namespace) -> int:
+    return asyncio.run(_run(args))

@@ -1,0 +1,241 @@
+"""One tool call, start to finish: the gate, the user's approval, hooks, the tool, the result.
+
+Every decision is journaled as an approval record; the result is journaled before the
+``tool_call_finished`` event goes out.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Literal, TypeAlias
+
+from zengine_jupyter.config import add_rule_to_layer
+from zengine_jupyter.host import run_hooks
+from zengine_jupyter.policy import CallView, suggest_rule
+from zengine_jupyter.protocol._errors import ToolError, ZengineError
+from zengine_jupyter.protocol._events import (
+    ApprovalRequest,
+    ApprovalRequested,
+    Notice,
+    ToolCallApproved,
+    ToolCallDenied,
+    ToolCallFinished,
+    ToolCallStarted,
+)
+from zengine_jupyter.protocol._hooks import HookPayload
+from zengine_jupyter.protocol._records import ApprovalRecord, ToolResultRecord, new_id
+
+if TYPE_CHECKING:
+    from collections.abc import Awaitable, Callable, Mapping
+    from pathlib import Path
+
+    from zengine_jupyter.config import HooksSettings
+    from zengine_jupyter.engine._journal import Journaling
+    from zengine_jupyter.engine._ports import ApprovalPort
+    from zengine_jupyter.engine.tools import Tool, ToolContext, ToolOutput
+    from zengine_jupyter.policy import GateDecision, PermissionGate
+    from zengine_jupyter.protocol._records import RecordedToolCall
+
+__all__ = ["CallEnv", "run_call", "summarise"]
+
+if TYPE_CHECKING:
+    AfterTool: TypeAlias = Callable[
+        [RecordedToolCall, Tool[Any], ToolOutput], Awaitable[ToolOutput]
+    ]
+
+_DECIDED_BY: dict[str, Literal["rule", "mode", "policy", "sandbox"]] = {
+    "rule": "rule", "mode": "mode", "outside": "mode", "read_only_bash": "policy",
+    "auto_allow": "sandbox",
+}  # fmt: skip
+
+
+@dataclass
+class CallEnv:
+    """What running a call needs from its session."""
+
+    session_id: str
+    turn_id: str
+    root: Path
+    journal: Journaling
+    gate: PermissionGate
+    approvals: ApprovalPort
+    tools: Mapping[str, Tool[Any]]
+    ctx: ToolContext
+    hooks: HooksSettings | None = None
+    trusted: bool = True
+    after_tool: AfterTool | None = None
+    """Extensions' post-processing of a finished call (e.g. language-server errors)."""
+
+
+def summarise(tool: str, arguments: Mapping[str, Any]) -> str:
+    """One line for a tool card: the command, the path, or the arguments."""
+    for key in ("command", "path", "pattern", "shell_id"):
+        value = arguments.get(key)
+        if isinstance(value, str) and value:
+            return value if len(value) <= 200 else value[:197] + "..."
+    text = json.dumps(dict(arguments), ensure_ascii=False)
+    return f"{tool} {text[:180]}"
+
+
+async def run_call(
+    env: CallEnv, call: RecordedToolCall, bad_arguments: str | None = None
+) -> tuple[ToolResultRecord, ToolOutput | None]:
+    """Decide, run and record one call; never raises for the model's mistakes."""
+    tool = env.tools.get(call.name)
+    if tool is None:
+        known = ", ".join(sorted(env.tools))
+        return _finish(env, call, f"there is no tool {call.name!r}; tools: {known}", True), None
+    if bad_arguments is not None:
+        text = f"{call.name}: the arguments were not a JSON object: {bad_arguments[:200]}"
+        return _finish(env, call, text, True), None
+    try:
+        args = tool.parse(dict(call.input))
+    except ToolError as exc:
+        return _finish(env, call, str(exc), True), None
+    view = CallView(
+        tool.name,
+        "mcp" if tool.name.startswith("mcp__") else tool.kind,
+        tuple(tool.paths(args, env.ctx)),
+        tool.command(args),
+    )
+    refusal = await _permit(env, call, view)
+    if refusal is not None:
+        return _finish(env, call, refusal, True), None
+    env.journal.publish(ToolCallStarted(session_id=env.session_id, turn_id=env.turn_id,
+                                        call_id=call.id))  # fmt: skip
+    try:
+        output = await tool.run(args, env.ctx)
+    except ToolError as exc:
+        return _finish(env, call, str(exc), True), None
+    except ZengineError as exc:  # a part below failed in a way the model should hear about
+        return _finish(env, call, f"{call.name} failed: {exc}", True), None
+    if env.after_tool is not None:
+        output = await env.after_tool(call, tool, output)
+    await _post_hook(env, call, output.content, output.is_error)
+    artifact = str(output.artifact) if output.artifact else None
+    return _finish(env, call, output.content, output.is_error, artifact, output.diff), output
+
+
+async def _permit(env: CallEnv, call: RecordedToolCall, view: CallView) -> str | None:
+    """None when the call may run; else the refusal text the model gets."""
+    decision = env.gate.decide(view)
+    sid, tid = env.session_id, env.turn_id
+    if decision.action == "deny":
+        by: Literal["rule", "mode"] = "rule" if decision.source == "rule" else "mode"
+        env.journal.record(
+            ApprovalRecord(tool_call_id=call.id, tool=call.name, decision="deny",
+                           decided_by=by, rule=decision.rule, message=decision.reason),
+            ToolCallDenied(session_id=sid, turn_id=tid, call_id=call.id, by=by,
+                           reason=decision.reason),
+        )  # fmt: skip
+        return f"Not run: {decision.reason}."
+    if decision.action == "ask":
+        refusal = await _ask(env, call, view, decision)
+        if refusal is not None:
+            return refusal
+    else:
+        decided = _DECIDED_BY[decision.source]
+        shown: Literal["auto_allow", "rule", "mode"] = (
+            "auto_allow" if decided == "sandbox" else "rule" if decided == "rule" else "mode"
+        )
+        env.journal.record(
+            ApprovalRecord(tool_call_id=call.id, tool=call.name, decision="allow_once",
+                           decided_by=decided, rule=decision.rule),
+            ToolCallApproved(session_id=sid, turn_id=tid, call_id=call.id, by=shown,
+                             rule=decision.rule),
+        )  # fmt: skip
+    return await _pre_hook(env, call)
+
+
+async def _ask(
+    env: CallEnv, call: RecordedToolCall, view: CallView, decision: GateDecision
+) -> str | None:
+    sid, tid = env.session_id, env.turn_id
+    request = ApprovalRequest(
+        id=new_id(),
+        call_id=call.id,
+        tool=call.name,
+        summary=summarise(call.name, call.input),
+        reason=decision.reason,
+        command=view.command,
+        paths=[env.ctx.display(p) for p in view.paths],
+        suggested_rule=suggest_rule(view, env.root),
+    )
+    env.journal.publish(ApprovalRequested(session_id=sid, turn_id=tid, request=request))
+    answer = await env.approvals.ask(request)
+    if answer.action == "deny":
+        note = f" The user said: {answer.message}" if answer.message else ""
+        env.journal.record(
+            ApprovalRecord(tool_call_id=call.id, tool=call.name, decision="deny",
+                           decided_by="user", message=answer.message),
+            ToolCallDenied(session_id=sid, turn_id=tid, call_id=call.id, by="user",
+                           reason=answer.message or "denied"),
+        )  # fmt: skip
+        return f"The user denied this call.{note}"
+    rule = None
+    if answer.action == "always_allow":
+        rule = answer.rule or request.suggested_rule
+        await asyncio.to_thread(add_rule_to_layer, answer.layer, rule, project=env.root)
+        env.gate.policy = env.gate.policy.with_rule(rule)
+        if answer.layer == "local" and not env.trusted:
+            env.journal.publish(Notice(session_id=sid, turn_id=tid, topic="settings", text=(
+                f"{rule} was saved to this project's settings.local.toml: it applies now, and "
+                "in later chats once you trust this folder")))  # fmt: skip
+    env.journal.record(
+        ApprovalRecord(tool_call_id=call.id, tool=call.name, rule=rule, decided_by="user",
+                       decision="allow_always" if rule else "allow_once"),
+        ToolCallApproved(session_id=sid, turn_id=tid, call_id=call.id, by="user", rule=rule),
+    )  # fmt: skip
+    return None
+
+
+def _payload(env: CallEnv, call: RecordedToolCall, **extra: Any) -> HookPayload:
+    return HookPayload(
+        event=extra.pop("event"),
+        session_id=env.session_id,
+        project_dir=str(env.root),
+        tool_name=call.name,
+        tool_input=dict(call.input),
+        **extra,
+    )
+
+
+async def _pre_hook(env: CallEnv, call: RecordedToolCall) -> str | None:
+    if env.hooks is None or not env.hooks.pre_tool_use:
+        return None
+    outcome = await run_hooks(env.hooks, _payload(env, call, event="pre_tool_use"), cwd=env.root)
+    if not outcome.blocked:
+        return None
+    reason = outcome.message or "a pre_tool_use hook blocked it"
+    env.journal.publish(ToolCallDenied(session_id=env.session_id, turn_id=env.turn_id,
+                                       call_id=call.id, by="hook", reason=reason))  # fmt: skip
+    return f"Not run: {reason}"
+
+
+async def _post_hook(env: CallEnv, call: RecordedToolCall, output: str, is_error: bool) -> None:
+    if env.hooks is None or not env.hooks.post_tool_use:
+        return
+    payload = _payload(env, call, event="post_tool_use", tool_output=output[-4000:],
+                       is_error=is_error)  # fmt: skip
+    await run_hooks(env.hooks, payload, cwd=env.root)
+
+
+def _finish(
+    env: CallEnv,
+    call: RecordedToolCall,
+    output: str,
+    is_error: bool,
+    artifact: str | None = None,
+    diff: str | None = None,
+) -> ToolResultRecord:
+    record = ToolResultRecord(
+        tool_call_id=call.id, name=call.name, output=output, is_error=is_error, artifact=artifact
+    )
+    env.journal.record(
+        record,
+        ToolCallFinished(session_id=env.session_id, turn_id=env.turn_id, call_id=call.id,
+                         is_error=is_error, output=output, diff=diff, artifact=artifact),
+    )  # fmt: skip
+    return record

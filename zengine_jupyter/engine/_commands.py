@@ -1,0 +1,100 @@
+"""Built-in slash commands: /cost, /mode, /model, /effort, /sessions, /trust, /help.
+
+Integrations add theirs (/mcp, /rewind, /checks, /verify, MCP prompts) through
+``session.commands`` when their extension starts.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import replace
+from typing import TYPE_CHECKING, get_args
+
+from zengine_jupyter.config import TrustStore
+from zengine_jupyter.engine._extension import CommandResult
+from zengine_jupyter.protocol._llm import Effort
+from zengine_jupyter.protocol._records import ModeChangeRecord, ModelChangeRecord
+from zengine_jupyter.store import SessionStore
+
+if TYPE_CHECKING:
+    from zengine_jupyter.engine._extension import SlashCommand
+    from zengine_jupyter.engine._session import Session
+
+__all__ = ["BUILTIN_COMMANDS"]
+
+_MODES = ("default", "accept_edits", "plan", "bypass")
+
+
+async def _cost(session: Session, args: str) -> CommandResult:
+    state = session.writer.state()
+    t = state.tokens
+    return CommandResult(
+        f"cost so far: {session.meter.render()} · tokens: {t.input:,} in, {t.output:,} out, "
+        f"{t.cache_read:,} cache read, {t.cache_write:,} cache write"
+    )
+
+
+async def _mode(session: Session, args: str) -> CommandResult:
+    wanted = args.strip()
+    if not wanted:
+        return CommandResult(f"mode: {session.mode} (choose from {', '.join(_MODES)})")
+    if wanted not in _MODES:
+        return CommandResult(f"unknown mode {wanted!r}; choose from {', '.join(_MODES)}")
+    session.gate.policy = replace(session.gate.policy, mode=wanted)  # type: ignore[arg-type]
+    session.journal.record(ModeChangeRecord(mode=wanted))
+    return CommandResult(f"mode: {wanted}")
+
+
+async def _model(session: Session, args: str) -> CommandResult:
+    wanted = args.strip()
+    if not wanted:
+        return CommandResult(f"model: {session.provider.model or 'the provider default'}")
+    await session.set_provider(replace(session.provider, model=wanted))
+    session.journal.record(ModelChangeRecord(model=wanted, provider=session.provider.kind))
+    return CommandResult(f"model: {wanted}")
+
+
+async def _effort(session: Session, args: str) -> CommandResult:
+    wanted = args.strip()
+    choices = get_args(Effort)
+    if wanted not in choices:
+        current = session.provider.effort or "the model's default"
+        return CommandResult(f"effort: {current} (choose from {', '.join(choices)})")
+    await session.set_provider(replace(session.provider, effort=wanted))  # type: ignore[arg-type]
+    return CommandResult(f"effort: {wanted}")
+
+
+async def _sessions(session: Session, args: str) -> CommandResult:
+    chats = await asyncio.to_thread(SessionStore().list)
+    mine = [m for m in chats if m.project == str(session.root)]
+    if not mine:
+        return CommandResult("no chats for this project yet")
+    rows = [
+        f"{'*' if m.id == session.id else ' '} {m.id}  {m.updated:%Y-%m-%d %H:%M}  "
+        f"${m.cost_usd:.4f}  {m.title}"
+        for m in sorted(mine, key=lambda m: m.updated, reverse=True)
+    ]
+    return CommandResult("\n".join(rows))
+
+
+async def _trust(session: Session, args: str) -> CommandResult:
+    if not session.settings.withheld and session.settings.trusted:
+        return CommandResult(f"{session.root} is trusted")
+    await asyncio.to_thread(TrustStore().trust, session.root)
+    await session.reload_settings()
+    return CommandResult(f"trusted {session.root}; its settings now apply")
+
+
+async def _help(session: Session, args: str) -> CommandResult:
+    return CommandResult("commands: " + " ".join(f"/{name}" for name in sorted(session.commands)))
+
+
+BUILTIN_COMMANDS: dict[str, SlashCommand] = {
+    "cost": _cost,
+    "mode": _mode,
+    "model": _model,
+    "effort": _effort,
+    "sessions": _sessions,
+    "trust": _trust,
+    "help": _help,
+}

@@ -1,0 +1,83 @@
+"""How the integrations plug into a chat without the turn loop knowing them.
+
+An extension is created per session. It may register tools and slash commands when the chat
+opens (``start``), add text to a tool's result (``after_tool``: language-server errors after
+a write), send something back to the model when it wants to stop (``at_stop``: verification
+modes), add tools or a reminder to each request (``request_tools`` / ``reminder``: deferred MCP
+tools), and must release what it started in ``aclose``. Extensions live in their own modules
+and are listed in :data:`EXTENSIONS`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    from collections.abc import Awaitable, Callable
+
+    from zengine_jupyter.engine._session import Session
+    from zengine_jupyter.engine._turn import TurnOutcome
+    from zengine_jupyter.engine.tools import Tool, ToolOutput
+    from zengine_jupyter.protocol._llm import ToolSpec
+    from zengine_jupyter.protocol._records import RecordedToolCall
+
+__all__ = ["EXTENSIONS", "CommandResult", "SessionExtension", "SlashCommand"]
+
+
+@dataclass(frozen=True)
+class CommandResult:
+    """What a slash command gives back: text for the user, and optionally a prompt to run as
+    a turn (an MCP prompt or a custom command expands into one)."""
+
+    text: str = ""
+    prompt: str | None = None
+    allow: tuple[str, ...] = ()
+    """Allow rules for the prompt's turn only (a trusted custom command's allowed-tools)."""
+
+
+class SlashCommand(Protocol):
+    """``/name ARGS``: runs without the model; may expand into a prompt."""
+
+    def __call__(self, session: Session, args: str) -> Awaitable[CommandResult]: ...
+
+
+class SessionExtension:
+    """Base class: every hook does nothing unless overridden."""
+
+    name = "extension"
+
+    async def start(self, session: Session) -> None:
+        """Register tools (``session.tools``), commands (``session.commands``), start services."""
+
+    def request_tools(self, session: Session) -> list[ToolSpec]:
+        """Tool definitions to add to the next request (beyond ``session.tools``)."""
+        return []
+
+    def hidden_tools(self, session: Session) -> set[str]:
+        """Names in ``session.tools`` the next request must not define (deferred ones)."""
+        return set()
+
+    def reminder(self, session: Session) -> str | None:
+        """Text to add to the system prompt of the next request."""
+        return None
+
+    async def after_tool(
+        self, session: Session, call: RecordedToolCall, tool: Tool[Any], output: ToolOutput
+    ) -> ToolOutput:
+        """Adjust a finished call's output before it is recorded (e.g. append errors)."""
+        return output
+
+    async def at_stop(self, session: Session, outcome: TurnOutcome) -> str | None:
+        """When the model ends its turn: text to send back to it (it goes on), or None."""
+        return None
+
+    async def reload(self, session: Session) -> None:
+        """The chat's settings were loaded again (the folder was trusted, a file changed)."""
+
+    async def aclose(self) -> None:
+        """Stop what ``start`` started; must be idempotent."""
+
+
+EXTENSIONS: list[Callable[[], SessionExtension]] = []
+"""Factories of the extensions every session gets, in order. Each integration adds its own."""

@@ -1,0 +1,340 @@
+"""A chat: opened new or resumed (with crash repair), one turn at a time, interruptible.
+
+``Session.open`` loads the effective settings, builds the model client, the permission gate
+and the tools; ``submit`` runs a turn; ``interrupt`` stops it cleanly (an Interrupted turn);
+frontends follow it through ``subscribe``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any
+
+from zengine_jupyter.config import aload_settings, data_dir
+from zengine_jupyter.engine._bus import EventBus, Subscription
+from zengine_jupyter.engine._calls import CallEnv
+from zengine_jupyter.engine._commands import BUILTIN_COMMANDS
+from zengine_jupyter.engine._custom_commands import CustomCommands
+from zengine_jupyter.engine._extension import EXTENSIONS
+from zengine_jupyter.engine._journal import Journal
+from zengine_jupyter.engine._ports import FixedApprovals
+from zengine_jupyter.engine._prompt import system_prompt
+from zengine_jupyter.engine._resume import repair_on_resume
+from zengine_jupyter.engine._task import TaskTool
+from zengine_jupyter.engine._turn import TurnOutcome, TurnRunner
+from zengine_jupyter.engine._wiring import client_deps, provider_options
+from zengine_jupyter.engine.tools import ReadTracker, ShellRunner, ToolContext, builtin_tools
+from zengine_jupyter.host import run_hooks
+from zengine_jupyter.host.checkpoint import ShadowRepository
+from zengine_jupyter.llm import CostMeter, build_client
+from zengine_jupyter.policy import PermissionGate, PermissionPolicy
+from zengine_jupyter.protocol._errors import ZengineError
+from zengine_jupyter.protocol._events import EngineEvent, Notice, TrustRequired
+from zengine_jupyter.protocol._hooks import HookEventName, HookPayload
+from zengine_jupyter.protocol._llm import ToolSpec
+from zengine_jupyter.protocol._records import ModeChangeRecord, new_id
+from zengine_jupyter.store import SessionStore
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping
+    from pathlib import Path
+
+    from zengine_jupyter.config import EffectiveSettings
+    from zengine_jupyter.engine._extension import SessionExtension, SlashCommand
+    from zengine_jupyter.engine._ports import ApprovalPort
+    from zengine_jupyter.engine.tools import Tool, ToolOutput
+    from zengine_jupyter.llm import ModelClient, ProviderOptions
+    from zengine_jupyter.protocol._records import RecordedToolCall
+    from zengine_jupyter.store import SessionWriter
+
+__all__ = ["Session", "SessionOptions", "TurnInProgressError"]
+
+
+class TurnInProgressError(ZengineError):
+    """A turn is already running in this chat."""
+
+
+@dataclass(frozen=True)
+class SessionOptions:
+    """How to open a chat. Unset fields come from the settings."""
+
+    project: Path
+    session_id: str | None = None
+    """Resume this chat (repairing what a crash left open); None: a new chat."""
+    approvals: ApprovalPort | None = None
+    """Who answers approval questions; None: nobody (non-interactive), which means deny."""
+    client: ModelClient | None = None
+    """A ready model client (tests, replay); None: built from the settings."""
+    mode: str | None = None
+    model: str | None = None
+    environ: Mapping[str, str] | None = None
+    notebook: str | None = None
+    extensions: tuple[Callable[[], SessionExtension], ...] = ()
+    """Added to :data:`EXTENSIONS` for this chat (a frontend's own tools, tests)."""
+
+
+class Session:
+    """One chat on one project."""
+
+    def __init__(self, **parts: Any) -> None:
+        self.id: str = parts["id"]
+        self.root: Path = parts["root"]
+        self.writer: SessionWriter = parts["writer"]
+        self.settings: EffectiveSettings = parts["settings"]
+        self.client: ModelClient = parts["client"]
+        self.gate: PermissionGate = parts["gate"]
+        self.meter: CostMeter = parts["meter"]
+        self.approvals: ApprovalPort = parts["approvals"]
+        self.tools: dict[str, Tool[Any]] = parts["tools"]
+        self.ctx: ToolContext = parts["ctx"]
+        self.shadow: ShadowRepository | None = parts["shadow"]
+        self.notebook: str | None = parts.get("notebook")
+        self.provider: ProviderOptions = parts["provider"]
+        makers = [CustomCommands, *EXTENSIONS, *parts.get("extensions", ())]
+        self.extensions: list[SessionExtension] = [make() for make in makers]
+        self.commands: dict[str, SlashCommand] = dict(BUILTIN_COMMANDS)
+        self.bus = EventBus(self.id)
+        self.journal = Journal(self.writer, self.bus)
+        self._startup: list[EngineEvent] = []
+        self._lock = asyncio.Lock()
+        self._task: asyncio.Task[TurnOutcome] | None = None
+        self._interrupting = False
+        self._closed = False
+        self._client_is_ours = True
+
+    # ------------------------------------------------------------------ opening
+    @classmethod
+    async def open(cls, options: SessionOptions) -> Session:
+        root = options.project.resolve()
+        settings = await aload_settings(root, environ=options.environ)
+        store = SessionStore()
+        if options.session_id is not None:
+            writer = await store.aopen(options.session_id)
+            repair_on_resume(writer)
+        else:
+            writer = await asyncio.to_thread(store.create, project=root)
+        state = writer.state()
+        meter = CostMeter(total_usd=state.cost_usd, unknown=state.unpriced_requests)
+        effective = settings.settings
+        provider = provider_options(effective)
+        if options.model:
+            provider = replace(provider, model=options.model)
+        client = options.client or build_client(provider, "main", client_deps(effective, meter))
+        policy = PermissionPolicy.from_settings(effective.permissions, root)
+        mode = options.mode or state.mode
+        if mode is not None:
+            policy = replace(policy, mode=mode)  # type: ignore[arg-type]
+        artifacts = writer.folder / "artifacts"
+        session = cls(
+            id=writer.folder.name,
+            root=root,
+            writer=writer,
+            settings=settings,
+            client=client,
+            gate=PermissionGate(root, policy),
+            meter=meter,
+            approvals=options.approvals or FixedApprovals(allow=False),
+            tools={tool.name: tool for tool in builtin_tools()},
+            ctx=ToolContext(
+                root=root,
+                artifacts=artifacts,
+                reads=ReadTracker(),
+                shells=ShellRunner(root, artifacts),
+            ),
+            shadow=ShadowRepository(root, data_dir()) if shutil.which("git") else None,
+            notebook=options.notebook,
+            provider=provider,
+            extensions=options.extensions,
+        )
+        session._client_is_ours = options.client is None
+        session.tools["Task"] = TaskTool(session)
+        if options.mode and options.mode != state.mode:
+            writer.append(ModeChangeRecord(mode=options.mode))
+        session._announce()
+        for extension in session.extensions:
+            await extension.start(session)
+        await session._hook("session_start")
+        return session
+
+    # ------------------------------------------------------------------ settings
+    async def set_provider(self, provider: ProviderOptions) -> None:
+        """Use other model settings from the next request on (/model, /effort)."""
+        if self.busy:
+            raise TurnInProgressError("the model cannot change during a turn", hint="wait")
+        self.provider = provider
+        if self._client_is_ours:
+            await self.client.aclose()
+            deps = client_deps(self.settings.settings, self.meter)
+            self.client = build_client(provider, "main", deps)
+
+    async def reload_settings(self) -> None:
+        """Load the layers again (after trusting the folder): gate rules, model, hooks."""
+        self.settings = await aload_settings(self.root)
+        mode = self.gate.policy.mode
+        policy = PermissionPolicy.from_settings(self.settings.settings.permissions, self.root)
+        self.gate.policy = replace(policy, mode=mode)
+        await self.set_provider(provider_options(self.settings.settings))
+        for extension in self.extensions:
+            await extension.reload(self)
+
+    def prepare_request(self) -> tuple[str, list[ToolSpec]]:
+        """The system prompt and tools for the next request, with the extensions' share."""
+        hidden: set[str] = set()
+        extra: list[ToolSpec] = []
+        notes: list[str] = []
+        for extension in self.extensions:
+            hidden |= extension.hidden_tools(self)
+            extra += extension.request_tools(self)
+            if (note := extension.reminder(self)) is not None:
+                notes.append(note)
+        tools = [_spec(t) for name, t in self.tools.items() if name not in hidden] + extra
+        system = system_prompt(self.root, self.mode, self.notebook)
+        return "\n".join([system, *notes]), tools
+
+    async def _after_tool(
+        self, call: RecordedToolCall, tool: Tool[Any], output: ToolOutput
+    ) -> ToolOutput:
+        for extension in self.extensions:
+            output = await extension.after_tool(self, call, tool, output)
+        return output
+
+    async def _at_stop(self, outcome: TurnOutcome) -> str | None:
+        for extension in self.extensions:
+            if (more := await extension.at_stop(self, outcome)) is not None:
+                return more
+        return None
+
+    async def _hook(self, event: HookEventName, prompt: str | None = None) -> None:
+        """Run the (trusted) hooks of ``event``; a failing hook is a notice, never a crash."""
+        hooks = self.settings.settings.hooks
+        if not getattr(hooks, event):
+            return
+        payload = HookPayload(event=event, session_id=self.id, project_dir=str(self.root),
+                              prompt=prompt)  # fmt: skip
+        outcome = await run_hooks(hooks, payload, cwd=self.root)
+        for failed in outcome.failures:
+            text = f"{event} hook {failed.argv[0]!r} failed: {failed.returncode}"
+            self.bus.publish(Notice(session_id=self.id, topic="hooks", text=text))
+
+    def _announce(self) -> None:
+        """Events a frontend should see on connecting (replayed to each new subscriber)."""
+        if self.settings.withheld:
+            self._startup.append(
+                TrustRequired(session_id=self.id, folder=str(self.root),
+                              withheld=[w.key for w in self.settings.withheld])
+            )  # fmt: skip
+        for issue in self.settings.issues:
+            self._startup.append(Notice(session_id=self.id, topic="settings", text=str(issue)))
+
+    # ------------------------------------------------------------------ use
+    @property
+    def mode(self) -> str:
+        return self.gate.policy.mode
+
+    @property
+    def busy(self) -> bool:
+        return self._task is not None and not self._task.done()
+
+    def subscribe(self) -> Subscription:
+        """A new event queue; it starts with the chat's start-up notices."""
+        sub = self.bus.subscribe()
+        for event in self._startup:
+            sub._offer(event, self.id)
+        return sub
+
+    async def submit(self, text: str) -> TurnOutcome:
+        """Run one turn for the user's ``text``; returns when it ends (or is interrupted)."""
+        if self._closed:
+            raise ZengineError(f"chat {self.id} is closed", hint="open it again to go on")
+        if self._lock.locked():
+            raise TurnInProgressError(
+                f"a turn is already running in chat {self.id}",
+                hint="wait for it to finish, or interrupt it",
+            )
+        if text.startswith("/"):
+            name, _, rest = text[1:].partition(" ")
+            command = self.commands.get(name)
+            if command is not None:
+                result = await command(self, rest)
+                if result.text:
+                    self.bus.publish(Notice(session_id=self.id, topic=f"/{name}",
+                                            text=result.text))  # fmt: skip
+                if result.prompt is None:
+                    return TurnOutcome("", "completed", text=result.text)
+                text = result.prompt
+                if result.allow:
+                    return await self._with_rules(result.allow, text)
+        async with self._lock:
+            await self._hook("user_prompt_submit", text)
+            turn_id = new_id()
+            runner = TurnRunner(
+                journal=self.journal,
+                client=self.client,
+                env=CallEnv(
+                    self.id,
+                    turn_id,
+                    self.root,
+                    self.journal,
+                    self.gate,
+                    self.approvals,
+                    self.tools,
+                    self.ctx,
+                    self.settings.settings.hooks,
+                    self.settings.trusted,
+                    self._after_tool,
+                ),
+                prepare=self.prepare_request,
+                meter=self.meter,
+                shadow=self.shadow,
+                at_stop=self._at_stop,
+            )
+            self._task = asyncio.create_task(runner.run(text), name=f"zengine-turn-{turn_id}")
+            try:
+                return await self._task
+            except asyncio.CancelledError:
+                current = asyncio.current_task()
+                if self._interrupting and (current is None or not current.cancelling()):
+                    return TurnOutcome(turn_id, "interrupted", reason="interrupted by the user")
+                raise
+            finally:
+                self._task = None
+                self._interrupting = False
+                await self._hook("stop")
+
+    async def _with_rules(self, rules: tuple[str, ...], text: str) -> TurnOutcome:
+        """Run one turn with extra allow rules (a command's allowed-tools), then drop them."""
+        before = self.gate.policy
+        for rule in rules:
+            self.gate.policy = self.gate.policy.with_rule(rule)
+        try:
+            return await self.submit(text)
+        finally:
+            self.gate.policy = before
+
+    def interrupt(self) -> bool:
+        """Stop the running turn (its open tool calls are answered "interrupted")."""
+        if self._task is None or self._task.done():
+            return False
+        self._interrupting = True
+        self._task.cancel()
+        return True
+
+    async def aclose(self) -> None:
+        """Stop any turn and background shell, and close the log (idempotent)."""
+        if self._closed:
+            return
+        self._closed = True
+        if self.interrupt() and self._task is not None:
+            await asyncio.gather(self._task, return_exceptions=True)
+        for extension in reversed(self.extensions):
+            await extension.aclose()
+        await self.ctx.shells.aclose()
+        await self.client.aclose()
+        await self.writer.aclose()
+        self.bus.close()
+
+
+def _spec(tool: Tool[Any]) -> ToolSpec:
+    return ToolSpec(name=tool.name, description=tool.description, input_schema=tool.input_schema())

@@ -1,0 +1,100 @@
+"""Reading one model answer: deltas go out as events, the finished answer comes back."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from zengine_jupyter.protocol._events import Notice, ProviderBusy, TextStreamed, ThinkingStreamed
+from zengine_jupyter.protocol._llm import (
+    ErrorEvent,
+    FallbackEvent,
+    RetryEvent,
+    StopEvent,
+    TextDelta,
+    ThinkingDelta,
+    ToolCallEnd,
+    UsageEvent,
+)
+from zengine_jupyter.protocol._records import RecordedToolCall, ThinkingBlock
+
+if TYPE_CHECKING:
+    from collections.abc import AsyncIterator, Callable
+
+    from zengine_jupyter.protocol._events import EngineEvent
+    from zengine_jupyter.protocol._llm import StreamEvent
+
+__all__ = ["Answer", "read_answer"]
+
+
+@dataclass
+class Answer:
+    """What the model said in one response (possibly cut short by an error)."""
+
+    text: list[str] = field(default_factory=list)
+    thinking: list[ThinkingBlock] = field(default_factory=list)
+    calls: list[RecordedToolCall] = field(default_factory=list)
+    bad_calls: dict[str, str] = field(default_factory=dict)
+    """Call id -> why its arguments could not be used (not a JSON object)."""
+    usage: list[UsageEvent] = field(default_factory=list)
+    stop: StopEvent | None = None
+    error: ErrorEvent | None = None
+    _thinking_text: list[str] = field(default_factory=list)
+
+    @property
+    def full_text(self) -> str:
+        return "".join(self.text)
+
+
+async def read_answer(
+    events: AsyncIterator[StreamEvent],
+    publish: Callable[[EngineEvent], None],
+    session_id: str,
+    turn_id: str,
+    on_usage: Callable[[UsageEvent], None],
+) -> Answer:
+    """Consume one response; ``on_usage`` journals each billed attempt as it arrives."""
+    answer = Answer()
+    async for event in events:
+        if isinstance(event, TextDelta):
+            answer.text.append(event.text)
+            publish(TextStreamed(session_id=session_id, turn_id=turn_id, text=event.text))
+        elif isinstance(event, ThinkingDelta):
+            _thinking(answer, event)
+            if event.thinking:
+                publish(ThinkingStreamed(session_id=session_id, turn_id=turn_id,
+                                         text=event.thinking))  # fmt: skip
+        elif isinstance(event, ToolCallEnd):
+            answer.calls.append(RecordedToolCall(id=event.id, name=event.name, input=event.input))
+            if event.raw_arguments is not None:
+                answer.bad_calls[event.id] = event.raw_arguments
+        elif isinstance(event, UsageEvent):
+            answer.usage.append(event)
+            on_usage(event)
+        elif isinstance(event, RetryEvent):
+            answer.thinking.clear()  # the failed attempt's thinking is void (stream contract)
+            answer._thinking_text.clear()
+            publish(ProviderBusy(session_id=session_id, turn_id=turn_id, attempt=event.attempt,
+                                 wait_s=event.wait_s, message=event.message))  # fmt: skip
+        elif isinstance(event, FallbackEvent):
+            answer.thinking.clear()
+            answer._thinking_text.clear()
+            text = f"{event.from_model} failed ({event.reason}); trying {event.to_model}"
+            publish(Notice(session_id=session_id, turn_id=turn_id, topic="provider", text=text))
+        elif isinstance(event, StopEvent):
+            answer.stop = event
+        elif isinstance(event, ErrorEvent):
+            answer.error = event
+    if answer._thinking_text:  # thinking without a closing signature (OpenAI-compatible)
+        answer.thinking.append(ThinkingBlock(text="".join(answer._thinking_text)))
+    return answer
+
+
+def _thinking(answer: Answer, event: ThinkingDelta) -> None:
+    if event.thinking:
+        answer._thinking_text.append(event.thinking)
+    if event.signature is not None:
+        answer.thinking.append(
+            ThinkingBlock(text="".join(answer._thinking_text), signature=event.signature)
+        )
+        answer._thinking_text.clear()

@@ -1,0 +1,232 @@
+"""The turn loop: stream the model, run its tool calls, feed results back, until it stops.
+
+Records are journaled before their events; an interrupt (the turn task cancelled) answers
+every call left open with "interrupted" and closes the turn as Interrupted.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from zengine_jupyter.engine._calls import CallEnv, run_call, summarise
+from zengine_jupyter.engine._stream import Answer, read_answer
+from zengine_jupyter.engine._wellformed import INTERRUPTED, build_request
+from zengine_jupyter.protocol._events import (
+    CheckpointTaken,
+    CostUpdated,
+    EngineError,
+    Notice,
+    ToolCallFinished,
+    ToolCallProposed,
+    TurnEnded,
+    TurnStarted,
+)
+from zengine_jupyter.protocol._llm import ModelRequest, message_from_records
+from zengine_jupyter.protocol._records import (
+    CheckpointRecord,
+    MessageRecord,
+    RecordedToolCall,
+    ToolResultRecord,
+    TurnEndRecord,
+    TurnStartRecord,
+    UsageRecord,
+)
+
+if TYPE_CHECKING:
+    from collections.abc import Awaitable, Callable
+    from pathlib import Path
+
+    from zengine_jupyter.engine._journal import Journaling
+    from zengine_jupyter.host.checkpoint import ShadowRepository
+    from zengine_jupyter.llm import CostMeter, ModelClient
+    from zengine_jupyter.protocol._llm import Message, ToolSpec, UsageEvent
+    from zengine_jupyter.protocol._records import TurnStatus
+
+__all__ = ["MAX_STEPS", "TurnOutcome", "TurnRunner"]
+
+MAX_STEPS = 60
+"""Model responses in one turn before it stops with a message (a runaway-loop guard)."""
+
+
+@dataclass
+class TurnOutcome:
+    turn_id: str
+    status: TurnStatus
+    text: str = ""
+    """The model's last answer text."""
+    reason: str | None = None
+    changed: list[Path] = field(default_factory=list)
+
+
+@dataclass
+class TurnRunner:
+    """Runs one turn for a session (a fresh runner per turn)."""
+
+    journal: Journaling
+    client: ModelClient
+    env: CallEnv
+    prepare: Callable[[], tuple[str, list[ToolSpec]]]
+    """The system prompt and tool definitions for the next request (they may change)."""
+    meter: CostMeter
+    shadow: ShadowRepository | None = None
+    at_stop: Callable[[TurnOutcome], Awaitable[str | None]] | None = None
+    """Asked when the model ends its turn: text to send back to it (it goes on), or None."""
+    _open_calls: list[RecordedToolCall] = field(default_factory=list)
+    _partial: Answer | None = None
+    _turn_costs: list[float | None] = field(default_factory=list)
+
+    @property
+    def sid(self) -> str:
+        return self.env.session_id
+
+    @property
+    def tid(self) -> str:
+        return self.env.turn_id
+
+    async def run(self, prompt: str) -> TurnOutcome:
+        j = self.journal
+        j.record(
+            TurnStartRecord(turn_id=self.tid),
+            TurnStarted(session_id=self.sid, turn_id=self.tid, prompt=prompt),
+        )
+        j.record(MessageRecord(role="user", text=prompt))
+        outcome = TurnOutcome(self.tid, "completed")
+        try:
+            await self._loop(outcome)
+        except asyncio.CancelledError:
+            self._close_interrupted()
+            raise
+        except Exception as exc:  # a bug below must still close the turn in the log
+            self._close_open_calls(f"failed: {type(exc).__name__}")
+            self._end("failed", f"internal error: {exc}")
+            raise
+        return outcome
+
+    async def _loop(self, outcome: TurnOutcome) -> None:
+        checkpointed = False
+        for _step in range(MAX_STEPS):
+            answer = await self._ask_model()
+            if answer.error is not None and not (answer.full_text or answer.calls):
+                self._fail(outcome, answer)
+                return
+            self._partial = None
+            self.journal.record(
+                MessageRecord(role="assistant", text=answer.full_text,
+                              thinking=tuple(answer.thinking), tool_calls=tuple(answer.calls))
+            )  # fmt: skip
+            outcome.text = answer.full_text
+            if answer.error is not None:  # text had streamed: it stays, the error is final
+                self._fail(outcome, answer)
+                return
+            if not answer.calls:
+                more = await self.at_stop(outcome) if self.at_stop is not None else None
+                if more:
+                    self.journal.record(MessageRecord(role="user", text=more))
+                    continue
+                self._end("completed", None)
+                return
+            self._open_calls = list(answer.calls)
+            for call in answer.calls:
+                self._propose(call)
+            for call in answer.calls:
+                if not checkpointed:
+                    checkpointed = True
+                    await self._checkpoint()
+                _, output = await run_call(self.env, call, answer.bad_calls.get(call.id))
+                self._open_calls.remove(call)
+                if output is not None:
+                    outcome.changed.extend(output.changed_paths)
+        outcome.status, outcome.reason = "failed", f"stopped after {MAX_STEPS} model responses"
+        self._end("failed", outcome.reason)
+
+    def _propose(self, call: RecordedToolCall) -> None:
+        self.journal.publish(
+            ToolCallProposed(
+                session_id=self.sid,
+                turn_id=self.tid,
+                call_id=call.id,
+                tool=call.name,
+                arguments=dict(call.input),
+                summary=summarise(call.name, call.input),
+            )
+        )
+
+    async def _ask_model(self) -> Answer:
+        system, tools = self.prepare()
+        request = ModelRequest(system=system, messages=self._messages(), tools=tools)
+        self._partial = Answer()
+        return await read_answer(
+            self.client.stream(request), self.journal.publish, self.sid, self.tid, self._usage
+        )
+
+    def _messages(self) -> list[Message]:
+        working = self.journal.working_set()
+        return [
+            message_from_records(m.role, texts=m.texts, thinking=m.thinking,
+                                 tool_calls=m.tool_calls, tool_results=m.tool_results)
+            for m in build_request(working)
+        ]  # fmt: skip
+
+    def _usage(self, event: UsageEvent) -> None:
+        u = event.usage
+        self._turn_costs.append(event.cost_usd)
+        turn_usd = None if None in self._turn_costs else sum(c or 0.0 for c in self._turn_costs)
+        session_usd = (
+            None if self.meter.unknown and not self.meter.total_usd else (self.meter.total_usd)
+        )
+        self.journal.record(
+            UsageRecord(model=event.model, input_tokens=u.input_tokens,
+                        output_tokens=u.output_tokens, cache_read_tokens=u.cache_read_tokens,
+                        cache_write_tokens=u.cache_write_tokens, cost_usd=event.cost_usd),
+            CostUpdated(session_id=self.sid, turn_id=self.tid, turn_usd=turn_usd,
+                        session_usd=session_usd),
+        )  # fmt: skip
+
+    async def _checkpoint(self) -> None:
+        if self.shadow is None:
+            return
+        from zengine_jupyter.protocol._checkpoint import CheckpointsOff
+
+        info = await self.shadow.snapshot(f"before turn {self.tid}")
+        if isinstance(info, CheckpointsOff):
+            self.journal.publish(Notice(session_id=self.sid, turn_id=self.tid,
+                                        topic="checkpoints", text=info.reason))  # fmt: skip
+            return
+        self.journal.record(
+            CheckpointRecord(checkpoint_id=info.id, turn_id=self.tid, commit=info.id),
+            CheckpointTaken(session_id=self.sid, turn_id=self.tid, checkpoint=info),
+        )
+
+    def _fail(self, outcome: TurnOutcome, answer: Answer) -> None:
+        assert answer.error is not None
+        error = answer.error
+        outcome.status, outcome.reason = "failed", error.message
+        self.journal.publish(EngineError(session_id=self.sid, turn_id=self.tid,
+                                         message=error.message, hint=error.hint))  # fmt: skip
+        self._end("failed", error.message)
+
+    def _end(self, status: TurnStatus, reason: str | None) -> None:
+        self.journal.record(
+            TurnEndRecord(turn_id=self.tid, status=status, reason=reason),
+            TurnEnded(session_id=self.sid, turn_id=self.tid, status=status, reason=reason),
+        )
+        self.journal.turn_ended()
+
+    def _close_open_calls(self, text: str) -> None:
+        for call in self._open_calls:
+            self.journal.record(
+                ToolResultRecord(tool_call_id=call.id, name=call.name, output=text,
+                                 is_error=True),
+                ToolCallFinished(session_id=self.sid, turn_id=self.tid, call_id=call.id,
+                                 is_error=True, output=text),
+            )  # fmt: skip
+        self._open_calls.clear()
+
+    def _close_interrupted(self) -> None:
+        partial = self._partial
+        if partial is not None and partial.full_text:
+            self.journal.record(MessageRecord(role="assistant", text=partial.full_text))
+        self._close_open_calls(INTERRUPTED)
+        self._end("interrupted", "interrupted by the user")

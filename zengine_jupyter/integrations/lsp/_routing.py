@@ -1,0 +1,77 @@
+"""From a file to the language server that serves it."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from zengine_jupyter.integrations.lsp._spec import BUILTIN_SPECS, LspServerEntry, spec_from_entry
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+
+    from zengine_jupyter.integrations.lsp._spec import LspServerSpec
+
+__all__ = ["LspRouter", "Route", "default_search_path"]
+
+
+def default_search_path() -> str:
+    """PATH plus the folder of the running Python (a kernel's venv is often not on PATH)."""
+    here = str(Path(sys.executable).parent)
+    path = os.environ.get("PATH", "")
+    return f"{path}{os.pathsep}{here}" if path else here
+
+
+@dataclass(frozen=True)
+class Route:
+    """The server chosen for a file: ``program`` is its resolved path, or ``None`` when no
+    candidate is installed (then ``spec`` is the preferred one, whose install command to show)."""
+
+    spec: LspServerSpec
+    program: str | None
+
+
+class LspRouter:
+    """User entries first (they win over built-ins for their file types), then built-ins in
+    order of preference; the first whose program is installed serves the file."""
+
+    def __init__(
+        self,
+        entries: Sequence[LspServerEntry] = (),
+        *,
+        builtins: Sequence[LspServerSpec] = BUILTIN_SPECS,
+        search_path: str | None = None,
+        which: Callable[[str, str], str | None] | None = None,
+    ) -> None:
+        self.specs: tuple[LspServerSpec, ...] = (
+            *(spec_from_entry(e) for e in entries),
+            *builtins,
+        )
+        self._search_path = search_path if search_path is not None else default_search_path()
+        self._which = which or (lambda cmd, path: shutil.which(cmd, path=path))
+
+    def candidates(self, path: Path | str) -> list[LspServerSpec]:
+        """Every spec serving ``path``'s extension, best first."""
+        ext = Path(path).suffix.lower()
+        return [s for s in self.specs if ext and ext in s.file_types]
+
+    def locate(self, spec: LspServerSpec) -> str | None:
+        """The resolved program of ``spec``, or ``None`` when it is not installed."""
+        if os.sep in spec.command:
+            return spec.command if os.access(spec.command, os.X_OK) else None
+        return self._which(spec.command, self._search_path)
+
+    def route(self, path: Path | str) -> Route | None:
+        """The server for ``path``; ``None`` when no server serves that file type."""
+        candidates = self.candidates(path)
+        if not candidates:
+            return None
+        for spec in candidates:
+            program = self.locate(spec)
+            if program is not None:
+                return Route(spec, program)
+        return Route(candidates[0], None)
