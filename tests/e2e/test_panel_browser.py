@@ -1,5 +1,5 @@
 """The side panel in real JupyterLab, in Debian Chromium: it connects to the active notebook's
-kernel, follows notebook switches and reconnects after a kernel restart.
+kernel, follows notebook switches, reconnects after a kernel restart and takes the dark theme.
 
 One JupyterLab and one browser serve the whole module. Screenshots go to .ci-artifacts/panel/.
 """
@@ -107,3 +107,24 @@ def test_panel_connects_follows_notebooks_and_survives_restart(lab: LabServer, p
     page.locator(".jp-Dialog .jp-mod-accept").click()
     _connected(page, 4, "first.ipynb")
     _shot(page, "3-after-restart")
+
+    # the dark theme: the panel follows JupyterLab's CSS variables
+    light = _background(page)
+    page.locator(".lm-MenuBar-itemLabel", has_text="Settings").click()
+    page.locator(".lm-Menu-itemLabel").get_by_text("Theme", exact=True).hover()
+    page.locator(".lm-Menu-itemLabel").get_by_text("JupyterLab Dark", exact=True).click()
+    page.wait_for_selector('body[data-jp-theme-light="false"]', state="attached")
+    page.wait_for_function(
+        f"getComputedStyle(document.querySelector('{PANEL}')).backgroundColor !== '{light}'"
+    )
+    assert sum(_rgb(_background(page))) < sum(_rgb(light))
+    page.wait_for_selector("#jupyterlab-splash", state="detached")  # the theme-change splash
+    _shot(page, "4-dark-theme")
+
+
+def _background(page: Any) -> str:
+    return str(page.locator(PANEL).evaluate("node => getComputedStyle(node).backgroundColor"))
+
+
+def _rgb(css: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in css[css.index("(") + 1 : css.index(")")].split(",")[:3])
