@@ -27,7 +27,8 @@ apt_ensure() {
 }
 
 # venv_ensure EXTRAS  creates $VENV and installs the package with EXTRAS (editable);
-# skipped when pyproject.toml has not changed since the last install.
+# skipped when pyproject.toml and the version's source (labextension/package.json) have not
+# changed since the last install. The install's build hook also builds the JupyterLab panel.
 venv_ensure() {
   local extras="$1" base
   if [ ! -x "$PY" ]; then
@@ -45,7 +46,7 @@ venv_ensure() {
   fi
   local stamp="$VENV/.zengine-installed-$extras"
   local want
-  want="$(sha256sum < "$ROOT/pyproject.toml" | cut -d' ' -f1)"
+  want="$(cat "$ROOT/pyproject.toml" "$ROOT/labextension/package.json" | sha256sum | cut -d' ' -f1)"
   if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then
     return 0
   fi
@@ -53,6 +54,39 @@ venv_ensure() {
   "$PY" -m pip install -q --disable-pip-version-check -U pip
   "$PY" -m pip install -q --disable-pip-version-check -e "$ROOT[$extras]"
   echo "$want" > "$stamp"
+}
+
+# labext_ensure  builds the JupyterLab panel (labextension/) when its sources changed and puts
+# it where JupyterLab looks ($VENV/share/jupyter/labextensions/zengine-jupyter). `jlpm install`
+# runs only when package.json / yarn.lock change, the build only when a source file does
+# (stamps in labextension/node_modules). Without node it says so and leaves the panel out.
+labext_ensure() {
+  local dir="$ROOT/labextension" out="$ROOT/zengine_jupyter/labextension"
+  local share="$VENV/share/jupyter/labextensions/zengine-jupyter" deps_sum src_sum
+  if ! command -v node >/dev/null 2>&1; then
+    say "node is missing: the JupyterLab panel is not built (apt-get install -y nodejs npm)"
+    return 0
+  fi
+  deps_sum="$(cat "$dir/package.json" "$dir/yarn.lock" "$dir/.yarnrc.yml" | sha256sum | cut -d' ' -f1)"
+  if [ "$(cat "$dir/node_modules/.zengine-installed" 2>/dev/null)" != "$deps_sum" ]; then
+    say "jlpm install (labextension/)"
+    (cd "$dir" && PATH="$VENV/bin:$PATH" "$VENV/bin/jlpm" install --immutable)
+    echo "$deps_sum" > "$dir/node_modules/.zengine-installed"
+  fi
+  src_sum="$(cd "$dir" && find package.json yarn.lock tsconfig.json install.json src style schema \
+    -type f -print0 | sort -z | xargs -0 sha256sum | sha256sum | cut -d' ' -f1)"
+  if [ ! -f "$out/package.json" ] || [ "$(cat "$dir/node_modules/.zengine-built" 2>/dev/null)" != "$src_sum" ]; then
+    say "jlpm build (labextension/)"
+    (cd "$dir" && PATH="$VENV/bin:$PATH" "$VENV/bin/jlpm" build)
+    echo "$src_sum" > "$dir/node_modules/.zengine-built"
+    rm -rf "$share"
+  fi
+  if [ ! -f "$share/package.json" ] || ! cmp -s "$out/package.json" "$share/package.json"; then
+    rm -rf "$share"
+    mkdir -p "$(dirname "$share")"
+    cp -R "$out" "$share"
+    cp "$dir/install.json" "$share/install.json"
+  fi
 }
 
 # npm_tools_ensure PKG@RANGE ...  installs npm programs the tests use (typescript-language-server)

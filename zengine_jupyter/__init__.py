@@ -13,7 +13,17 @@ from zengine_jupyter._version import __version__
 if TYPE_CHECKING:
     from zengine_jupyter.kernel import load_ipython_extension, unload_ipython_extension
 
-__all__ = ["__version__", "load_ipython_extension", "unload_ipython_extension"]
+__all__ = [
+    "__version__",
+    "_jupyter_labextension_paths",
+    "load_ipython_extension",
+    "unload_ipython_extension",
+]
+
+
+def _jupyter_labextension_paths() -> list[dict[str, str]]:
+    """Where JupyterLab finds the prebuilt side panel (``labextension/`` here, built by hatch)."""
+    return [{"src": "labextension", "dest": "zengine-jupyter"}]
 
 
 def __getattr__(name: str) -> Any:

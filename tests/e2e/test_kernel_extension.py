@@ -109,8 +109,10 @@ def test_the_comm_target_greets_with_its_version(kernel: KernelHarness) -> None:
     kernel.send_comm("comm_open", {"comm_id": comm_id, "target_name": "zengine", "data": {}})
     (hello,) = kernel.comm_messages(comm_id)
     assert hello == {"v": 1, "kind": "hello", "version": zengine_jupyter.__version__}
-    kernel.send_comm("comm_msg", {"comm_id": comm_id, "data": {"v": 1, "kind": "ping", "id": 7}})
+    request = {"v": 1, "kind": "submit", "id": "p7", "text": "hi"}
+    kernel.send_comm("comm_msg", {"comm_id": comm_id, "data": request})
     (reply,) = kernel.comm_messages(comm_id)
-    assert reply["kind"] == "error"
-    assert reply["id"] == 7
-    assert "kernel frontend" in reply["message"]
+    assert reply["kind"] == "reply"
+    assert reply["id"] == "p7"
+    assert reply["ok"] is False
+    assert "cannot answer 'submit' yet" in reply["error"]

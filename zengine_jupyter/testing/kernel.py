@@ -100,7 +100,11 @@ class KernelHarness:
                 result.comm_msgs.append(msg)
             elif kind not in ("status", "execute_input"):
                 result.outputs.append(msg)
-        reply = self.client.get_shell_msg(timeout=max(1.0, deadline - time.monotonic()))
+        # skip replies to other requests (wait_for_ready may leave a late kernel_info_reply)
+        while True:
+            reply = self.client.get_shell_msg(timeout=max(1.0, deadline - time.monotonic()))
+            if reply["parent_header"].get("msg_id") == msg_id:
+                break
         result.status = reply["content"]["status"]
         return result
 

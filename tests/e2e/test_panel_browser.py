@@ -1,0 +1,130 @@
+"""The side panel in real JupyterLab, in Debian Chromium: it connects to the active notebook's
+kernel, follows notebook switches, reconnects after a kernel restart and takes the dark theme.
+
+One JupyterLab and one browser serve the whole module. Screenshots go to .ci-artifacts/panel/.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import nbformat
+import pytest
+
+import zengine_jupyter
+from zengine_jupyter.testing.components import require_component
+from zengine_jupyter.testing.lab import LabServer, launch_chromium, running_lab
+
+pytestmark = [pytest.mark.e2e, pytest.mark.slow]
+
+ARTIFACTS = Path(__file__).resolve().parents[2] / ".ci-artifacts" / "panel"
+PANEL = "#zengine-panel"
+WAIT_MS = 60_000
+
+
+def _notebook(path: Path, source: str) -> None:
+    nb = nbformat.v4.new_notebook()
+    spec = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nb.metadata["kernelspec"] = spec
+    nb.cells.append(nbformat.v4.new_code_cell(source))
+    nbformat.write(nb, path)
+
+
+@pytest.fixture(scope="module")
+def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LabServer]:
+    require_component("node")  # the panel is built by scripts/test only where node is
+    root = tmp_path_factory.mktemp("lab-root")
+    (root / ".git").mkdir()
+    _notebook(root / "first.ipynb", "x = 1")
+    _notebook(root / "second.ipynb", "y = 2")
+    state = tmp_path_factory.mktemp("lab-state")
+    env = {"ZENGINE_HOME": str(tmp_path_factory.mktemp("zengine-home"))}
+    with running_lab(root, state, env=env) as server:
+        yield server
+
+
+@pytest.fixture(scope="module")
+def page(lab: LabServer) -> Iterator[Any]:
+    chromium = require_component("chromium")
+    from playwright.sync_api import sync_playwright
+
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    with sync_playwright() as playwright:
+        browser = launch_chromium(playwright, chromium)
+        try:
+            tab = browser.new_page(viewport={"width": 1400, "height": 900})
+            tab.set_default_timeout(WAIT_MS)
+            yield tab
+        finally:
+            browser.close()
+
+
+def _connected(page: Any, connections: int, notebook: str) -> None:
+    """Wait until the panel is connected for the ``connections``-th time, to ``notebook``."""
+    page.wait_for_selector(
+        f'{PANEL}[data-state="connected"][data-connections="{connections}"]', timeout=WAIT_MS
+    )
+    assert page.locator(f"{PANEL} .jp-zengine-notebook").inner_text() == notebook
+    version = page.locator(f"{PANEL} .jp-zengine-version").inner_text()
+    assert version == f"zengine {zengine_jupyter.__version__} in the kernel"
+
+
+def _shot(page: Any, name: str) -> None:
+    page.screenshot(path=str(ARTIFACTS / f"{name}.png"))
+
+
+def test_panel_connects_follows_notebooks_and_survives_restart(lab: LabServer, page: Any) -> None:
+    page.goto(lab.lab_url("first.ipynb"))
+    page.locator('.jp-SideBar.jp-mod-right .lm-TabBar-tab[data-id="zengine-panel"]').click()
+    _connected(page, 1, "first.ipynb")
+    # the kernel's honest answer to the subscribe the panel sends on connecting
+    first_error = page.locator(f"{PANEL} .jp-zengine-item-error").first
+    assert "cannot answer 'subscribe' yet" in first_error.inner_text()
+    _shot(page, "1-connected")
+
+    # a message the kernel cannot handle yet: its error text, shown as it is
+    page.locator(f"{PANEL} .jp-zengine-input").fill("add a column")
+    page.locator(f"{PANEL} .jp-zengine-input").press("Enter")
+    page.wait_for_selector(f"{PANEL} .jp-zengine-item-error >> text=cannot answer 'submit' yet")
+    assert page.locator(f"{PANEL} .jp-zengine-item-user").last.inner_text() == "add a column"
+    page.locator(f"{PANEL} .jp-zengine-interrupt").click()
+    page.wait_for_selector(f"{PANEL} .jp-zengine-item-error >> text=cannot answer 'interrupt' yet")
+
+    # switch notebooks: the panel follows to the second notebook's kernel
+    page.locator(".jp-DirListing-content .jp-DirListing-itemText >> text=second.ipynb").dblclick()
+    _connected(page, 2, "second.ipynb")
+    _shot(page, "2-second-notebook")
+
+    # and back to the first one (its tab in the main area)
+    page.locator(".lm-DockPanel-tabBar .lm-TabBar-tab >> text=first.ipynb").click()
+    _connected(page, 3, "first.ipynb")
+
+    # restart the kernel from the notebook toolbar: the panel says so, then reconnects
+    visible = ".jp-NotebookPanel:not(.lm-mod-hidden)"
+    page.locator(f'{visible} jp-button[data-command="notebook:restart-kernel"]').click()
+    page.locator(".jp-Dialog .jp-mod-accept").click()
+    _connected(page, 4, "first.ipynb")
+    _shot(page, "3-after-restart")
+
+    # the dark theme: the panel follows JupyterLab's CSS variables
+    light = _background(page)
+    page.locator(".lm-MenuBar-itemLabel", has_text="Settings").click()
+    page.locator(".lm-Menu-itemLabel").get_by_text("Theme", exact=True).hover()
+    page.locator(".lm-Menu-itemLabel").get_by_text("JupyterLab Dark", exact=True).click()
+    page.wait_for_selector('body[data-jp-theme-light="false"]', state="attached")
+    page.wait_for_function(
+        f"getComputedStyle(document.querySelector('{PANEL}')).backgroundColor !== '{light}'"
+    )
+    assert sum(_rgb(_background(page))) < sum(_rgb(light))
+    page.wait_for_selector("#jupyterlab-splash", state="detached")  # the theme-change splash
+    _shot(page, "4-dark-theme")
+
+
+def _background(page: Any) -> str:
+    return str(page.locator(PANEL).evaluate("node => getComputedStyle(node).backgroundColor"))
+
+
+def _rgb(css: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in css[css.index("(") + 1 : css.index(")")].split(",")[:3])

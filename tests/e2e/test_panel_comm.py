@@ -1,0 +1,102 @@
+"""The panel's conversation with a real kernel, message for message, through jupyter_client.
+
+The same sequence labextension/src/connection.ts sends: a silent probe for the comm target,
+a silent ``%load_ext zengine`` when it is missing, ``comm_open``, then wire requests.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from pydantic import TypeAdapter
+
+import zengine_jupyter
+from zengine_jupyter.protocol import (
+    COMM_TARGET,
+    HelloMessage,
+    HelloRequest,
+    KernelMessage,
+    Reply,
+    SubmitRequest,
+    SubscribeRequest,
+)
+from zengine_jupyter.testing.kernel import KernelHarness, running_kernel
+
+pytestmark = pytest.mark.e2e
+
+# the probe connection.ts evaluates (as a user expression of a silent, empty execute)
+TARGET_PROBE = f"'{COMM_TARGET}' in get_ipython().kernel.comm_manager.targets"
+messages: TypeAdapter[Any] = TypeAdapter(KernelMessage)
+
+
+@pytest.fixture
+def kernel(tmp_path: Path) -> Iterator[KernelHarness]:
+    with running_kernel(tmp_path) as harness:
+        yield harness
+
+
+def _silent(kernel: KernelHarness, code: str, **expressions: str) -> dict[str, Any]:
+    """An execute as the panel sends it (silent, no history); returns the reply content."""
+    msg_id = kernel.client.execute(
+        code, silent=True, store_history=False, user_expressions=expressions
+    )
+    while True:
+        reply = kernel.client.get_shell_msg(timeout=60)
+        if reply["parent_header"].get("msg_id") == msg_id:
+            return dict(reply["content"])
+
+
+def _target_registered(kernel: KernelHarness) -> bool:
+    content = _silent(kernel, "", zengine=TARGET_PROBE)
+    result = content["user_expressions"]["zengine"]
+    assert result["status"] == "ok", result
+    return bool(result["data"]["text/plain"] == "True")
+
+
+def _request(kernel: KernelHarness, comm_id: str, request: Any) -> Any:
+    """Send one request as the panel does; the kernel's one message back, validated."""
+    kernel.send_comm("comm_msg", {"comm_id": comm_id, "data": request.model_dump(mode="json")})
+    (raw,) = kernel.comm_messages(comm_id)
+    return messages.validate_python(raw)
+
+
+def test_the_panel_sequence_loads_the_extension_and_gets_honest_replies(
+    kernel: KernelHarness,
+) -> None:
+    assert not _target_registered(kernel)
+    assert _silent(kernel, "%load_ext zengine")["status"] == "ok"
+    assert _target_registered(kernel)
+
+    comm_id = "panel-comm-1"
+    kernel.send_comm("comm_open", {"comm_id": comm_id, "target_name": COMM_TARGET, "data": {}})
+    (raw_hello,) = kernel.comm_messages(comm_id)
+    assert messages.validate_python(raw_hello) == HelloMessage(version=zengine_jupyter.__version__)
+
+    hello = _request(kernel, comm_id, HelloRequest(id="p1", client_version="0.1.0"))
+    assert hello == HelloMessage(version=zengine_jupyter.__version__, id="p1")
+
+    subscribed = _request(kernel, comm_id, SubscribeRequest(id="p2"))
+    assert isinstance(subscribed, Reply)
+    assert (subscribed.id, subscribed.ok) == ("p2", False)
+    assert "cannot answer 'subscribe' yet" in (subscribed.error or "")
+
+    submitted = _request(kernel, comm_id, SubmitRequest(id="p3", text="add a column"))
+    assert isinstance(submitted, Reply)
+    assert (submitted.id, submitted.ok) == ("p3", False)
+    assert "cannot answer 'submit' yet" in (submitted.error or "")
+
+
+def test_a_second_load_is_not_needed_and_a_second_panel_gets_its_own_hello(
+    kernel: KernelHarness,
+) -> None:
+    assert _silent(kernel, "%load_ext zengine")["status"] == "ok"
+    for comm_id in ("panel-a", "panel-b"):
+        kernel.send_comm("comm_open", {"comm_id": comm_id, "target_name": COMM_TARGET, "data": {}})
+        (raw,) = kernel.comm_messages(comm_id)
+        assert messages.validate_python(raw).kind == "hello"
+    # after %unload_ext the target is gone: the panel's probe sees it and loads again
+    assert _silent(kernel, "%unload_ext zengine")["status"] == "ok"
+    assert not _target_registered(kernel)

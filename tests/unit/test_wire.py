@@ -1,0 +1,158 @@
+"""The panel <-> kernel wire protocol: the models, the kernel's answers, the generated TS."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+import typing
+from pathlib import Path
+from typing import Any
+
+import pytest
+from pydantic import TypeAdapter, ValidationError
+
+import zengine_jupyter
+from zengine_jupyter.kernel import _comm
+from zengine_jupyter.protocol import (
+    COMM_TARGET,
+    WIRE_VERSION,
+    ApprovalAnswer,
+    ApprovalDecision,
+    EventMessage,
+    HelloMessage,
+    KernelMessage,
+    PanelRequest,
+    Reply,
+    Snapshot,
+    TextStreamed,
+    TurnStartRecord,
+)
+
+REPO = Path(__file__).resolve().parents[2]
+PROTOCOL_TS = REPO / "labextension" / "src" / "protocol.ts"
+requests: TypeAdapter[Any] = TypeAdapter(PanelRequest)
+messages: TypeAdapter[Any] = TypeAdapter(KernelMessage)
+
+# One example of every request the panel may send, as JSON on the comm.
+REQUESTS: list[dict[str, Any]] = [
+    {"v": 1, "kind": "hello", "id": "p1", "client_version": "0.1.0"},
+    {"v": 1, "kind": "subscribe", "id": "p2"},
+    {"v": 1, "kind": "subscribe", "id": "p3", "session_id": "abc"},
+    {"v": 1, "kind": "submit", "id": "p4", "text": "add a column"},
+    {"v": 1, "kind": "interrupt", "id": "p5"},
+    {
+        "v": 1,
+        "kind": "approval_answer",
+        "id": "p6",
+        "request_id": "r1",
+        "decision": {"action": "deny", "message": "use pandas"},
+    },
+    {"v": 1, "kind": "trust_answer", "id": "p7", "folder": "/p", "trust": False},
+    {"v": 1, "kind": "rewind", "id": "p8", "turn_id": "t1", "scope": "both"},
+    {"v": 1, "kind": "list_sessions", "id": "p9"},
+    {"v": 1, "kind": "mcp_status", "id": "p10"},
+    {"v": 1, "kind": "list_commands", "id": "p11"},
+    {"v": 1, "kind": "command", "id": "p12", "name": "model", "args": "opus"},
+]
+
+
+def _union_members(union: Any) -> list[type]:
+    return list(typing.get_args(typing.get_args(union)[0]))
+
+
+def test_every_request_kind_has_an_example_that_round_trips() -> None:
+    kinds = {model.model_fields["kind"].default for model in _union_members(PanelRequest)}
+    assert {r["kind"] for r in REQUESTS} == kinds
+    for raw in REQUESTS:
+        parsed = requests.validate_python(raw)
+        assert parsed.model_dump(mode="json", exclude_unset=True) == raw
+        assert requests.validate_json(parsed.model_dump_json()) == parsed
+
+
+def test_requests_are_strict() -> None:
+    with pytest.raises(ValidationError):
+        requests.validate_python({"v": 1, "kind": "submit", "id": "p1"})  # no text
+    with pytest.raises(ValidationError):
+        requests.validate_python({"v": 2, "kind": "interrupt", "id": "p1"})
+    with pytest.raises(ValidationError):
+        requests.validate_python({"v": 1, "kind": "interrupt", "id": "p1", "extra": 1})
+    with pytest.raises(ValidationError):
+        requests.validate_python({"v": 1, "kind": "dance", "id": "p1"})
+
+
+def test_approval_answer_carries_the_engine_decision() -> None:
+    answer = requests.validate_python(REQUESTS[5])
+    assert isinstance(answer, ApprovalAnswer)
+    assert answer.decision == ApprovalDecision(action="deny", message="use pandas")
+
+
+def test_a_reply_has_an_error_exactly_when_it_failed() -> None:
+    assert Reply(id="p1", ok=True).error is None
+    assert Reply(id="p1", ok=False, error="no").error == "no"
+    with pytest.raises(ValidationError, match="exactly when ok is false"):
+        Reply(id="p1", ok=False)
+    with pytest.raises(ValidationError, match="exactly when ok is false"):
+        Reply(id="p1", ok=True, error="but")
+
+
+def test_kernel_messages_round_trip_through_json() -> None:
+    sent = [
+        HelloMessage(version="0.1.0"),
+        EventMessage(event=TextStreamed(session_id="s", text="hi")),
+        Snapshot(id="p2", session_id="s", records=[TurnStartRecord(turn_id="t1")]),
+        Reply(id="p4", ok=True, turn_id="t1"),
+    ]
+    for message in sent:
+        again = messages.validate_json(message.model_dump_json())
+        assert again == message
+
+
+def test_the_kernel_stub_speaks_the_protocol() -> None:
+    assert (_comm.COMM_TARGET, _comm.WIRE_VERSION) == (COMM_TARGET, WIRE_VERSION)
+    hello = messages.validate_python(_comm._hello())
+    assert hello == HelloMessage(version=zengine_jupyter.__version__)
+    assert messages.validate_python(_comm.answer(REQUESTS[0])) == HelloMessage(
+        version=zengine_jupyter.__version__, id="p1"
+    )
+    for raw in REQUESTS[1:]:
+        reply = messages.validate_python(_comm.answer(raw))
+        assert isinstance(reply, Reply)
+        assert (reply.id, reply.ok) == (raw["id"], False)
+        assert f"cannot answer {raw['kind']!r} yet" in (reply.error or "")
+
+
+def test_the_kernel_names_both_versions_on_a_mismatch() -> None:
+    reply = messages.validate_python(_comm.answer({"v": 9, "kind": "submit", "id": "p1"}))
+    assert isinstance(reply, Reply)
+    assert not reply.ok
+    assert "wire version 9" in (reply.error or "")
+    assert "speaks 1" in (reply.error or "")
+    assert reply.hint is not None
+
+
+@pytest.mark.parametrize("data", [None, "text", {"kind": "submit"}, {"id": 7}])
+def test_the_kernel_ignores_what_is_not_a_request(data: Any) -> None:
+    assert _comm.answer(data) is None
+
+
+def test_protocol_ts_is_generated_and_current() -> None:
+    done = subprocess.run(
+        [sys.executable, str(REPO / "scripts" / "gen-protocol-ts"), "--check"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+
+
+def test_protocol_ts_declares_every_model_with_its_fields() -> None:
+    text = PROTOCOL_TS.read_text()
+    for union in (PanelRequest, KernelMessage):
+        for model in _union_members(union):
+            block = re.search(rf"export interface {model.__name__} \{{\n(.*?)\n\}}", text, re.S)
+            assert block, model.__name__
+            fields = {line.strip().split(":")[0].rstrip("?") for line in block[1].splitlines()}
+            assert fields == set(model.model_fields), model.__name__
+    assert f"export const WIRE_VERSION = {WIRE_VERSION};" in text

@@ -1,0 +1,135 @@
+"""A real JupyterLab server and Debian Chromium, for browser tests.
+
+``running_lab`` starts ``jupyter lab`` from this environment on a free 127.0.0.1 port with a
+token, a temporary root, its own settings and workspaces folders (the news / update pop-up
+turned off, so it never covers a screenshot), and stops it by its process id.
+``launch_chromium`` starts the Debian ``chromium`` through Playwright (its own browser
+download does not work here) with the flags the environment notes list.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import secrets
+import signal
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import httpx
+
+from zengine_jupyter.testing._net import free_port
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator, Mapping
+    from pathlib import Path
+
+__all__ = ["CHROMIUM_ARGS", "LabServer", "launch_chromium", "running_lab"]
+
+CHROMIUM_ARGS = (
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+)
+
+_QUIET_NOTIFICATIONS = {"fetchNews": "false", "checkForUpdates": False}
+
+
+@dataclass(frozen=True)
+class LabServer:
+    """One running JupyterLab: its URL, token, root folder and server log."""
+
+    url: str
+    token: str
+    root: Path
+    log: Path
+
+    def lab_url(self, path: str = "", *, reset: bool = True) -> str:
+        """The page for ``path`` (a file under the root, or "" for the launcher)."""
+        target = f"{self.url}/lab/tree/{path}" if path else f"{self.url}/lab"
+        query = f"token={self.token}" + ("&reset" if reset else "")
+        return f"{target}?{query}"
+
+    def api(self, method: str, path: str, **kwargs: Any) -> httpx.Response:
+        """Call the server's REST API (``/api/...``) with the token."""
+        headers = {"Authorization": f"token {self.token}"}
+        with httpx.Client(timeout=30.0) as client:
+            return client.request(method, f"{self.url}{path}", headers=headers, **kwargs)
+
+
+@contextlib.contextmanager
+def running_lab(
+    root: Path, state: Path, env: Mapping[str, str] | None = None, timeout: float = 90.0
+) -> Iterator[LabServer]:
+    """Start JupyterLab serving ``root``; ``state`` holds its settings, workspaces and log."""
+    port = free_port()
+    token = secrets.token_hex(16)
+    settings = state / "user-settings"
+    apputils = settings / "@jupyterlab" / "apputils-extension"
+    notification = apputils / "notification.jupyterlab-settings"
+    notification.parent.mkdir(parents=True, exist_ok=True)
+    notification.write_text(json.dumps(_QUIET_NOTIFICATIONS))
+    (state / "workspaces").mkdir(parents=True, exist_ok=True)
+    log = state / "jupyter-lab.log"
+    argv = [
+        sys.executable, "-m", "jupyterlab", "--no-browser", "--allow-root",
+        "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={port}", "--ServerApp.port_retries=0",
+        f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={root}",
+        f"--LabApp.user_settings_dir={settings}", f"--LabApp.workspaces_dir={state / 'workspaces'}",
+    ]  # fmt: skip
+    with log.open("wb") as out:
+        process = subprocess.Popen(  # a long-lived server: host.run is for bounded commands
+            argv,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            env={**os.environ, **(env or {})},
+            start_new_session=True,
+        )
+    server = LabServer(url=f"http://127.0.0.1:{port}", token=token, root=root, log=log)
+    try:
+        _wait_ready(server, process, timeout)
+        yield server
+    finally:
+        _stop(process)
+
+
+def _wait_ready(server: LabServer, process: subprocess.Popen[bytes], timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            output = server.log.read_text()
+            raise RuntimeError(f"jupyter lab exited ({process.returncode}):\n{output}")
+        with contextlib.suppress(httpx.TransportError):
+            if server.api("GET", "/api/status").status_code == 200:
+                return
+        time.sleep(0.2)
+    raise TimeoutError(f"jupyter lab did not answer within {timeout} s:\n{server.log.read_text()}")
+
+
+def _stop(process: subprocess.Popen[bytes]) -> None:
+    """SIGTERM the server's process group (it and its kernels), SIGKILL after 10 s."""
+    if process.poll() is None:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGTERM)
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(process.pid, signal.SIGKILL)
+            process.wait(timeout=10)
+
+
+def launch_chromium(playwright: Any, executable: str) -> Any:
+    """A headless Debian Chromium driven by Playwright (``playwright.sync_api`` object)."""
+    return playwright.chromium.launch(
+        executable_path=executable, headless=True, args=list(CHROMIUM_ARGS)
+    )
