@@ -35,6 +35,7 @@ export type EngineEvent =
   | Notice
   | ProviderBusy
   | Resync
+  | Rewound
   | TextStreamed
   | ThinkingStreamed
   | ToolCallApproved
@@ -478,6 +479,30 @@ export interface RewindRequest {
   session_id?: string | null;
   turn_id: string;
   scope: 'code' | 'conversation' | 'both';
+}
+
+/**
+ * What a rewind did: the conversation, the files, or both.
+ */
+export interface RewindResult {
+  to_turn_id: string;
+  prompt: string;
+  conversation: boolean;
+  messages_removed?: number;
+  code?: CodeRestore | null;
+  code_note?: string | null;
+  note?: string;
+}
+
+/**
+ * The chat or its files were rewound; with ``result.conversation`` a frontend rebuilds its
+ * view from the log (later messages are gone).
+ */
+export interface Rewound {
+  session_id: string;
+  turn_id?: string | null;
+  kind: 'rewound';
+  result: RewindResult;
 }
 
 /**

@@ -17,9 +17,11 @@ untouched seeds are ever removed.
 from __future__ import annotations
 
 import contextlib
+import errno
 import hashlib
 import os
 import threading
+import time
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -98,7 +100,6 @@ def write_seeds(held: Hold, protected: Sequence[ProtectedPath]) -> None:
 
 def release_placeholders(held: Hold) -> None:
     """After the command: remove the placeholders nobody else needs, then drop the locks."""
-    import fcntl
 
     try:
         with _owned_lock:
@@ -110,9 +111,7 @@ def release_placeholders(held: Hold) -> None:
                 fd = held.locks.get(item.path)
                 if fd is None:
                     continue
-                try:
-                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                except BlockingIOError:
+                if not _exclusive(fd):
                     continue  # another process still relies on it: leave it
                 _remove(item)
     finally:
@@ -120,6 +119,22 @@ def release_placeholders(held: Hold) -> None:
             os.close(fd)
         held.locks.clear()
         held.owned.clear()
+
+
+def _exclusive(fd: int, tries: int = 10) -> bool:
+    """The lock for removal. A sandbox just killed at its deadline may take a few
+    milliseconds to let go of its mounts, so a busy answer is asked again briefly."""
+    import fcntl
+
+    for attempt in range(tries):
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            if attempt + 1 < tries:
+                time.sleep(0.02)
+            continue
+        return True
+    return False
 
 
 def _is_seed(item: ProtectedPath) -> bool:
@@ -132,9 +147,15 @@ def _is_seed(item: ProtectedPath) -> bool:
         return False
 
 
-def _remove(item: ProtectedPath) -> None:
-    with contextlib.suppress(OSError):
-        if item.path.is_dir() and not item.path.is_symlink():
-            item.path.rmdir()  # fails (kept) unless empty
-        elif item.seed is not None and item.path.read_bytes() == item.seed:
-            item.path.unlink()
+def _remove(item: ProtectedPath, tries: int = 10) -> None:
+    for attempt in range(tries):
+        try:
+            if item.path.is_dir() and not item.path.is_symlink():
+                item.path.rmdir()  # fails (kept) unless empty
+            elif item.seed is not None and item.path.read_bytes() == item.seed:
+                item.path.unlink()
+            return
+        except OSError as exc:
+            if exc.errno != errno.EBUSY or attempt + 1 == tries:
+                return  # not empty, or really in use: kept
+            time.sleep(0.02)  # a mount from a sandbox that is still going away
