@@ -95,12 +95,13 @@ def test_loading_imports_nothing_heavy(kernel: KernelHarness) -> None:
     assert "zengine_jupyter.kernel" in modules
 
 
-def test_agent_says_plainly_what_is_missing(kernel: KernelHarness) -> None:
+def test_agent_without_a_message_says_so(kernel: KernelHarness) -> None:
     assert kernel.execute("%load_ext zengine").status == "ok"
-    result = kernel.execute("%%agent\nadd a column\n")
+    result = kernel.execute("%%agent\n\n")
     assert result.status == "ok"
-    assert "engine core" in result.text
-    assert "Nothing was sent to a model" in result.text
+    assert "nothing to send" in result.text
+    # still nothing heavy: no turn was started
+    assert "mcp" not in {m.split(".")[0] for m in _probe(kernel)["modules"]}
 
 
 def test_the_comm_target_greets_with_its_version(kernel: KernelHarness) -> None:

@@ -2,14 +2,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from zengine_jupyter.testing import ProviderServer, provider_in_thread
-from zengine_jupyter.testing.kernel import ExecResult, KernelHarness, running_kernel
-
-WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
+from zengine_jupyter.testing.kernel import KernelHarness, running_kernel
 
 
 @pytest.fixture
@@ -37,21 +34,3 @@ def kernel(project: Path, server: ProviderServer) -> Iterator[KernelHarness]:
         loaded = harness.execute("%load_ext zengine")
         assert loaded.status == "ok", loaded.text
         yield harness
-
-
-def widget_id(result: ExecResult) -> str:
-    views = [
-        out["content"]["data"][WIDGET_MIME]["model_id"]
-        for out in result.outputs
-        if out["msg_type"] == "display_data" and WIDGET_MIME in out["content"]["data"]
-    ]
-    assert len(views) == 1, result.text
-    return str(views[0])
-
-
-def events_of(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    return [e for m in messages if m.get("kind") == "events" for e in m["events"]]
-
-
-def has_event(kind: str) -> Any:
-    return lambda msg: any(e["kind"] == kind for e in msg.get("events", ()))

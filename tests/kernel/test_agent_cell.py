@@ -7,9 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.kernel.conftest import events_of, has_event, widget_id
 from zengine_jupyter.testing import ProviderServer, Reply, ScriptedToolCall
-from zengine_jupyter.testing.kernel import KernelHarness
+from zengine_jupyter.testing.kernel import KernelHarness, events_of, has_event, widget_id
 
 pytestmark = pytest.mark.e2e
 
@@ -18,7 +17,8 @@ def test_agent_cell_edits_a_file_after_a_click(
     kernel: KernelHarness, project: Path, server: ProviderServer
 ) -> None:
     server.add(
-        Reply(text=("Let me look.",), tool_calls=(ScriptedToolCall("Read", {"path": "pipeline.py"}),)),
+        Reply(text=("Let me look.",),
+              tool_calls=(ScriptedToolCall("Read", {"path": "pipeline.py"}),)),
         Reply(tool_calls=(ScriptedToolCall(
             "Edit", {"path": "pipeline.py", "old_string": "RATE = 1", "new_string": "RATE = 2"}),)),
         Reply(text=("Done: **RATE** is 2 now.",)),
@@ -74,11 +74,15 @@ def test_agent_cell_edits_a_file_after_a_click(
 def test_slash_command_line_magic_and_kernel_tool(
     kernel: KernelHarness, server: ProviderServer
 ) -> None:
-    setup = kernel.execute("rows = [1, 2, 3]\nclass Odd:\n    def __repr__(self):\n"
-                           "        raise RuntimeError('user code ran')\nodd = Odd()")
+    setup = kernel.execute(
+        "rows = [1, 2, 3]\nclass Odd:\n    def __repr__(self):\n"
+        "        raise RuntimeError('user code ran')\nodd = Odd()"
+    )
     assert setup.status == "ok", setup.text
     server.add(
-        Reply(tool_calls=(ScriptedToolCall("KernelVariables", {"names": ["rows", "odd", "missing"]}),)),
+        Reply(
+            tool_calls=(ScriptedToolCall("KernelVariables", {"names": ["rows", "odd", "missing"]}),)
+        ),
         Reply(text=("rows has three items.",)),
     )
     cell = kernel.execute("%%agent\nWhat is in rows?\n")
@@ -86,7 +90,10 @@ def test_slash_command_line_magic_and_kernel_tool(
     (finished,) = [e for e in events if e["kind"] == "tool_call_finished"]
     assert finished["is_error"] is False
     assert finished["output"].splitlines() == [
-        "rows: list length 3", "odd: __main__.Odd", "missing: not defined"]
+        "rows: list length 3",
+        "odd: __main__.Odd",
+        "missing: not defined",
+    ]
 
     cost = kernel.execute("%agent /mode plan")
     notices = events_of(kernel.widget_messages(widget_id(cost), has_event("turn_result")))

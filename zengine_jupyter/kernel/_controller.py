@@ -136,7 +136,10 @@ class KernelController:
         except Exception as exc:
             hint = getattr(exc, "hint", None)
             message = str(exc) or type(exc).__name__
-            widget.emit([{"kind": "error", "message": message, "hint": hint}])
+            cost = chat.session.meter.render() if chat is not None else ""
+            widget.emit([{"kind": "error", "message": message, "hint": hint},
+                         {"kind": "turn_result", "status": "failed", "reason": message,
+                          "text": "", "changed": [], "cost": cost}])  # fmt: skip
             widget.status = "failed"
         finally:
             if chat is not None:

@@ -15,7 +15,17 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Iterator, Mapping
     from pathlib import Path
 
-__all__ = ["ExecResult", "KernelHarness", "running_kernel"]
+__all__ = [
+    "WIDGET_MIME",
+    "ExecResult",
+    "KernelHarness",
+    "events_of",
+    "has_event",
+    "running_kernel",
+    "widget_id",
+]
+
+WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
 
 
 @dataclass
@@ -170,3 +180,25 @@ def running_kernel(
         harness.client.stop_channels()
         manager.shutdown_kernel(now=True)
         manager.cleanup_resources()
+
+
+def widget_id(result: ExecResult) -> str:
+    """The model id (= comm id) of the one widget a cell displayed."""
+    views = [
+        out["content"]["data"][WIDGET_MIME]["model_id"]
+        for out in result.outputs
+        if out["msg_type"] == "display_data" and WIDGET_MIME in out["content"]["data"]
+    ]
+    if len(views) != 1:
+        raise AssertionError(f"expected one widget, got {len(views)}: {result.text[:500]}")
+    return str(views[0])
+
+
+def events_of(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The events inside a turn widget's ``events`` messages, in order."""
+    return [e for m in messages if m.get("kind") == "events" for e in m["events"]]
+
+
+def has_event(kind: str) -> Callable[[dict[str, Any]], bool]:
+    """For ``widget_messages(until=...)``: a message carrying an event of ``kind``."""
+    return lambda msg: any(e["kind"] == kind for e in msg.get("events", ()))
