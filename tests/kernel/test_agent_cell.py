@@ -41,9 +41,12 @@ def test_agent_cell_edits_a_file_after_a_click(
     text = "".join(e["text"] for e in events_of(asked) if e["kind"] == "text_streamed")
     assert text == "Let me look."
 
+    # JupyterLab 4.6 sends widget messages over a kernel subshell: another thread, another loop
+    subshell = kernel.create_subshell()
     kernel.send_widget_message(model_id, {"v": 1, "kind": "approval_answer", "id": "click-1",
                                           "request_id": request["id"],
-                                          "decision": {"action": "allow_once"}})  # fmt: skip
+                                          "decision": {"action": "allow_once"}},
+                               subshell_id=subshell)  # fmt: skip
     rest = kernel.widget_messages(model_id, has_event("turn_result"))
     replies = [m for m in rest if m.get("kind") == "reply"]
     assert replies == [{"v": 1, "kind": "reply", "id": "click-1", "ok": True}]
@@ -95,7 +98,17 @@ def test_slash_command_line_magic_and_kernel_tool(
         "missing: not defined",
     ]
 
+    sid = events[0]["session_id"]
+    server.add(Reply(tool_calls=(ScriptedToolCall("Bash", {"command": "true"}),)))
+    waiting = kernel.execute(f"%%agent --session {sid}\nrun true\n")
+    waiting_id = widget_id(waiting)
+    asked = events_of(kernel.widget_messages(waiting_id, has_event("approval_requested")))
+    assert asked[-1]["session_id"] == sid
+    kernel.send_widget_message(waiting_id, {"v": 1, "kind": "interrupt", "id": "stop-1"})
+    stopped = events_of(kernel.widget_messages(waiting_id, has_event("turn_result")))
+    assert [e["status"] for e in stopped if e["kind"] == "turn_result"] == ["interrupted"]
+
     cost = kernel.execute("%agent /mode plan")
     notices = events_of(kernel.widget_messages(widget_id(cost), has_event("turn_result")))
     assert any(e["kind"] == "notice" and e["text"] == "mode: plan" for e in notices)
-    assert len(server.requests) == 2  # slash commands never reach the model
+    assert len(server.requests) == 3  # slash commands never reach the model

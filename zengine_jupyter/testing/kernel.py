@@ -74,11 +74,28 @@ class KernelHarness:
         msg_id = self.client.execute(code, store_history=False)
         return self._collect(msg_id, timeout)
 
-    def send_comm(self, msg_type: str, content: Mapping[str, Any]) -> str:
-        """Send ``comm_open`` / ``comm_msg`` / ``comm_close`` as a frontend would."""
+    def send_comm(
+        self, msg_type: str, content: Mapping[str, Any], subshell_id: str | None = None
+    ) -> str:
+        """Send ``comm_open`` / ``comm_msg`` / ``comm_close`` as a frontend would (on a kernel
+        subshell when ``subshell_id`` is given, as JupyterLab 4.6 sends widget messages)."""
         msg = self.client.session.msg(msg_type, dict(content))
+        if subshell_id is not None:
+            msg["header"]["subshell_id"] = subshell_id
         self.client.shell_channel.send(msg)
         return str(msg["header"]["msg_id"])
+
+    def create_subshell(self, timeout: float = 10.0) -> str:
+        """A new kernel subshell (its own thread and loop in ipykernel >= 7); returns its id."""
+        msg = self.client.session.msg("create_subshell_request", {})
+        self.client.control_channel.send(msg)
+        deadline = time.monotonic() + timeout
+        while True:
+            reply = self.client.control_channel.get_msg(
+                timeout=max(0.1, deadline - time.monotonic())
+            )
+            if reply["parent_header"].get("msg_id") == msg["header"]["msg_id"]:
+                return str(reply["content"]["subshell_id"])
 
     def comm_messages(self, comm_id: str, timeout: float = 10.0, count: int = 1) -> list[Any]:
         """Wait for ``count`` messages the kernel sends on ``comm_id``."""
@@ -118,10 +135,12 @@ class KernelHarness:
         finally:
             self._stash[:0] = kept
 
-    def send_widget_message(self, model_id: str, content: Mapping[str, Any]) -> str:
+    def send_widget_message(
+        self, model_id: str, content: Mapping[str, Any], subshell_id: str | None = None
+    ) -> str:
         """A widget's custom message, as the frontend's ``model.send(content)`` sends it."""
         data = {"method": "custom", "content": dict(content)}
-        return self.send_comm("comm_msg", {"comm_id": model_id, "data": data})
+        return self.send_comm("comm_msg", {"comm_id": model_id, "data": data}, subshell_id)
 
     def _next_iopub(self, deadline: float, what: str) -> dict[str, Any]:
         if self._stash:
