@@ -65,6 +65,7 @@ function render({ model, el: root }) {
   let text = null; // the markdown block being streamed
   let thinking = null;
   let cost = "";
+  const dirty = new Set();
   let seq = 0;
 
   function request(kind, extra) {
@@ -147,7 +148,7 @@ function render({ model, el: root }) {
       case "text_streamed":
         if (!text) { text = el("div", "zengine-text"); text.dataset.src = ""; body.append(text); thinking = null; }
         text.dataset.src += event.text;
-        text.innerHTML = markdown(text.dataset.src);
+        dirty.add(text); // rendered once per message, not once per delta
         break;
       case "thinking_streamed":
         if (!thinking) {
@@ -207,6 +208,8 @@ function render({ model, el: root }) {
     if (msg.kind === "events") {
       if (msg.replay) { body.replaceChildren(); cards.clear(); text = null; thinking = null; }
       msg.events.forEach(show);
+      dirty.forEach((node) => (node.innerHTML = markdown(node.dataset.src)));
+      dirty.clear();
     } else if (msg.kind === "reply" && waiting.has(msg.id)) {
       const { resolve, timer } = waiting.get(msg.id);
       clearTimeout(timer);
