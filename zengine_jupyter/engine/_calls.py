@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from zengine_jupyter.config import HooksSettings
-    from zengine_jupyter.engine._journal import Journal
+    from zengine_jupyter.engine._journal import Journaling
     from zengine_jupyter.engine._ports import ApprovalPort
     from zengine_jupyter.engine.tools import Tool, ToolContext, ToolOutput
     from zengine_jupyter.policy import GateDecision, PermissionGate
@@ -58,7 +58,7 @@ class CallEnv:
     session_id: str
     turn_id: str
     root: Path
-    journal: Journal
+    journal: Journaling
     gate: PermissionGate
     approvals: ApprovalPort
     tools: Mapping[str, Tool[Any]]

@@ -32,6 +32,8 @@ class CommandResult:
 
     text: str = ""
     prompt: str | None = None
+    allow: tuple[str, ...] = ()
+    """Allow rules for the prompt's turn only (a trusted custom command's allowed-tools)."""
 
 
 class SlashCommand(Protocol):

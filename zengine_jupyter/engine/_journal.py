@@ -2,15 +2,28 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
     from zengine_jupyter.engine._bus import EventBus
     from zengine_jupyter.protocol._events import EngineEvent
     from zengine_jupyter.protocol._records import LogRecord
     from zengine_jupyter.store import SessionWriter
+    from zengine_jupyter.store._replay import WorkingItem
 
-__all__ = ["Journal"]
+__all__ = ["Journal", "Journaling"]
+
+
+class Journaling(Protocol):
+    """What the turn loop writes to: the chat's journal, or a subagent's."""
+
+    def record(self, record: LogRecord, event: EngineEvent | None = None) -> None: ...
+
+    def publish(self, event: EngineEvent) -> None: ...
+
+    def working_set(self) -> tuple[WorkingItem, ...]: ...
+
+    def turn_ended(self) -> None: ...
 
 
 class Journal:
@@ -29,3 +42,11 @@ class Journal:
     def publish(self, event: EngineEvent) -> None:
         """An event with no record behind it (streamed deltas, questions, notices)."""
         self.bus.publish(event)
+
+    def working_set(self) -> tuple[WorkingItem, ...]:
+        """What the model sees next: the chat's replayed working set."""
+        return self.writer.state().working_set
+
+    def turn_ended(self) -> None:
+        """Keep meta.json current for chat lists."""
+        self.writer.write_meta()

@@ -16,11 +16,13 @@ from zengine_jupyter.config import aload_settings, data_dir
 from zengine_jupyter.engine._bus import EventBus, Subscription
 from zengine_jupyter.engine._calls import CallEnv
 from zengine_jupyter.engine._commands import BUILTIN_COMMANDS
+from zengine_jupyter.engine._custom_commands import CustomCommands
 from zengine_jupyter.engine._extension import EXTENSIONS
 from zengine_jupyter.engine._journal import Journal
 from zengine_jupyter.engine._ports import FixedApprovals
 from zengine_jupyter.engine._prompt import system_prompt
 from zengine_jupyter.engine._resume import repair_on_resume
+from zengine_jupyter.engine._task import TaskTool
 from zengine_jupyter.engine._turn import TurnOutcome, TurnRunner
 from zengine_jupyter.engine._wiring import client_deps, provider_options
 from zengine_jupyter.engine.tools import ReadTracker, ShellRunner, ToolContext, builtin_tools
@@ -90,7 +92,7 @@ class Session:
         self.shadow: ShadowRepository | None = parts["shadow"]
         self.notebook: str | None = parts.get("notebook")
         self.provider: ProviderOptions = parts["provider"]
-        makers = [*EXTENSIONS, *parts.get("extensions", ())]
+        makers = [CustomCommands, *EXTENSIONS, *parts.get("extensions", ())]
         self.extensions: list[SessionExtension] = [make() for make in makers]
         self.commands: dict[str, SlashCommand] = dict(BUILTIN_COMMANDS)
         self.bus = EventBus(self.id)
@@ -147,6 +149,7 @@ class Session:
             extensions=options.extensions,
         )
         session._client_is_ours = options.client is None
+        session.tools["Task"] = TaskTool(session)
         if options.mode and options.mode != state.mode:
             writer.append(ModeChangeRecord(mode=options.mode))
         session._announce()
@@ -176,7 +179,7 @@ class Session:
         for extension in self.extensions:
             await extension.reload(self)
 
-    def _prepare(self) -> tuple[str, list[ToolSpec]]:
+    def prepare_request(self) -> tuple[str, list[ToolSpec]]:
         """The system prompt and tools for the next request, with the extensions' share."""
         hidden: set[str] = set()
         extra: list[ToolSpec] = []
@@ -261,6 +264,8 @@ class Session:
                 if result.prompt is None:
                     return TurnOutcome("", "completed", text=result.text)
                 text = result.prompt
+                if result.allow:
+                    return await self._with_rules(result.allow, text)
         async with self._lock:
             await self._hook("user_prompt_submit", text)
             turn_id = new_id()
@@ -280,7 +285,7 @@ class Session:
                     self.settings.trusted,
                     self._after_tool,
                 ),
-                prepare=self._prepare,
+                prepare=self.prepare_request,
                 meter=self.meter,
                 shadow=self.shadow,
                 at_stop=self._at_stop,
@@ -297,6 +302,16 @@ class Session:
                 self._task = None
                 self._interrupting = False
                 await self._hook("stop")
+
+    async def _with_rules(self, rules: tuple[str, ...], text: str) -> TurnOutcome:
+        """Run one turn with extra allow rules (a command's allowed-tools), then drop them."""
+        before = self.gate.policy
+        for rule in rules:
+            self.gate.policy = self.gate.policy.with_rule(rule)
+        try:
+            return await self.submit(text)
+        finally:
+            self.gate.policy = before
 
     def interrupt(self) -> bool:
         """Stop the running turn (its open tool calls are answered "interrupted")."""

@@ -38,7 +38,7 @@ if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable
     from pathlib import Path
 
-    from zengine_jupyter.engine._journal import Journal
+    from zengine_jupyter.engine._journal import Journaling
     from zengine_jupyter.host.checkpoint import ShadowRepository
     from zengine_jupyter.llm import CostMeter, ModelClient
     from zengine_jupyter.protocol._llm import Message, ToolSpec, UsageEvent
@@ -64,7 +64,7 @@ class TurnOutcome:
 class TurnRunner:
     """Runs one turn for a session (a fresh runner per turn)."""
 
-    journal: Journal
+    journal: Journaling
     client: ModelClient
     env: CallEnv
     prepare: Callable[[], tuple[str, list[ToolSpec]]]
@@ -162,7 +162,7 @@ class TurnRunner:
         )
 
     def _messages(self) -> list[Message]:
-        working = self.journal.writer.state().working_set
+        working = self.journal.working_set()
         return [
             message_from_records(m.role, texts=m.texts, thinking=m.thinking,
                                  tool_calls=m.tool_calls, tool_results=m.tool_results)
@@ -212,7 +212,7 @@ class TurnRunner:
             TurnEndRecord(turn_id=self.tid, status=status, reason=reason),
             TurnEnded(session_id=self.sid, turn_id=self.tid, status=status, reason=reason),
         )
-        self.journal.writer.write_meta()
+        self.journal.turn_ended()
 
     def _close_open_calls(self, text: str) -> None:
         for call in self._open_calls:
