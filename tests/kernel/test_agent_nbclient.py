@@ -30,21 +30,26 @@ def test_wait_under_nbclient_denies_by_policy(
 ) -> None:
     _edit_script(server, "I was not allowed to edit it.")
     _edit_script(server, "Denied again.")
+    _edit_script(server, "RATE is 2 now.")
     nb = nbformat.v4.new_notebook()
     nb.cells = [
         nbformat.v4.new_code_cell("%load_ext zengine"),
         nbformat.v4.new_code_cell("%%agent --wait\nSet RATE to 2\n"),
         nbformat.v4.new_code_cell("%%agent\nTry again\n"),  # non-interactive: blocks too
         nbformat.v4.new_code_cell("print(open('pipeline.py').read())"),
+        nbformat.v4.new_code_cell("%%agent --wait --yes\nSet RATE to 2\n"),  # allowed by policy
     ]
     log = tmp_path / "kernel.log"
     manager = KernelManager(kernel_name="python3")
     with log.open("w") as stderr:
         env = {**os.environ, "ANTHROPIC_API_KEY": "test-key"}
         manager.start_kernel(cwd=str(project), env=env, stderr=stderr)
+        client = NotebookClient(nb, km=manager, timeout=120)
         try:
-            NotebookClient(nb, km=manager, timeout=120).execute()
+            client.execute()
         finally:
+            if client.kc is not None:  # nbclient leaves a client it did not start open
+                client.kc.stop_channels()
             manager.shutdown_kernel(now=True)
             manager.cleanup_resources()
 
@@ -58,8 +63,9 @@ def test_wait_under_nbclient_denies_by_policy(
     assert "denied: denied: this cell ran without a frontend" in texts[1]
     assert "Denied again." in texts[2]
     assert texts[3].startswith("RATE = 1")  # the cell after ran after the turns had ended
-    assert (project / "pipeline.py").read_text().startswith("RATE = 1")
-    assert len(server.requests) == 6
+    assert "changed pipeline.py" in texts[4]
+    assert (project / "pipeline.py").read_text().startswith("RATE = 2")
+    assert len(server.requests) == 9
     denied = server.requests[2].json["messages"][-1]["content"][0]
     assert denied["is_error"] is True
 

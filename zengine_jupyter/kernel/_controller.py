@@ -88,7 +88,7 @@ class KernelController:
         widget = TurnWidget(loop, prompt=request.text, interactive=not blocking)
         self.widgets.append(widget)
         display(widget)
-        policy = request.yes if blocking else None
+        policy = True if request.yes else (False if blocking else None)
         task = loop.create_task(self._turn(request, widget, policy), name="zengine-agent-turn")
         self.tasks.add(task)
         task.add_done_callback(self.tasks.discard)
@@ -111,7 +111,7 @@ class KernelController:
         sessions = [chat.session for chat in self.chats.values()]
         self.chats.clear()
         self.current = None
-        if tasks or sessions:
+        if tasks or sessions:  # there was a turn, so the kernel's loop is running
             closing = asyncio.get_running_loop().create_task(
                 _close_all(tasks, sessions), name="zengine-closing"
             )

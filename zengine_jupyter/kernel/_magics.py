@@ -43,7 +43,7 @@ class ZengineMagics(Magics):
     @argument("--mode", metavar="M", help="default, accept_edits, plan or bypass")
     @argument("--model", metavar="M", help="the model for this chat from now on")
     @argument("--wait", action="store_true", help="block until the turn ends (no clicks)")
-    @argument("--yes", action="store_true", help="with --wait: allow what would ask")
+    @argument("--yes", action="store_true", help="allow what would ask, without asking")
     @argument("text", nargs="*", help="line form: a slash command such as /cost")
     @line_cell_magic
     def agent(self, line: str, cell: str | None = None) -> None:
