@@ -1,11 +1,13 @@
-"""After-write diagnostics latency: our LspManager vs a bare JSON-RPC client, both against
+"""After-write diagnostics latency through the engine vs a bare JSON-RPC client, both against
 basedpyright on a copy of the fixture project.
 
-Each sample writes a new error into ``main.py`` and times until the error is reported:
-ours through ``diagnostics_after_write`` (reads the file, didChange, waits for the publish,
-filters errors); the baseline is a minimal hand-written Content-Length client that sends the
-same didChange and waits for the matching ``publishDiagnostics``. Two servers, one per side,
-each on its own copy of the project, interleaved by the harness.
+Each sample puts a new error into ``main.py`` and times until the error is reported. Ours: a
+real chat (``Session.open``: settings, gate, every registered extension) runs an Edit call the
+way a turn does (``run_call``: the gate, the Edit tool, the extensions' ``after_tool`` with
+the language-server errors, the journal), timed until its result holds the error. The baseline
+is a minimal hand-written Content-Length client that sends the same content as a didChange and
+waits for the matching ``publishDiagnostics``. Two servers, one per side, each on its own copy
+of the project, interleaved by the harness.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import atexit
 import contextlib
 import itertools
 import json
+import os
 import shutil
 import tempfile
 import time
@@ -120,16 +123,12 @@ class _Bench:
         self.runner = asyncio.Runner()
         self.tmp = Path(tempfile.mkdtemp(prefix="zengine-bench-lsp-"))
         self.count = itertools.count(1)
+        self.last = 0
         self.runner.run(self._setup())
         atexit.register(self.close)
 
     async def _setup(self) -> None:
-        from zengine_jupyter.integrations.lsp import (
-            LspManager,
-            LspManagerOptions,
-            default_search_path,
-            diagnostics_after_write,
-        )
+        from zengine_jupyter.integrations.lsp import default_search_path
 
         program = shutil.which("basedpyright-langserver", path=default_search_path())
         if program is None:
@@ -138,19 +137,9 @@ class _Bench:
         bare_root = self.tmp / "bare"
         shutil.copytree(_FIXTURE, ours_root)
         shutil.copytree(_FIXTURE, bare_root)
-        self.original = (ours_root / "main.py").read_text()
-        # ours: the first write opens the file (the manager is started by the first question)
-        self.manager = LspManager(LspManagerOptions(ours_root))
-        self.ours_file = ours_root / "main.py"
-        await self.manager.client_for(self.ours_file)
-        assert (
-            await diagnostics_after_write(self.manager, self.ours_file)
-        ).outcome == "first_analysis"
-        client = self.manager.running_client(self.ours_file)
-        assert client is not None
-        async with asyncio.timeout(30):
-            while client.published(self.ours_file) is None:  # noqa: ASYNC110
-                await asyncio.sleep(0.05)
+        self.original = (bare_root / "main.py").read_text()
+        (ours_root / "main.py").write_text(_variant(0, self.original))
+        await self._open_chat(ours_root)
         # the baseline: initialize, open, wait for the first publish
         self.bare = await _BareClient.start(program, bare_root)
         uri = (bare_root / "main.py").resolve().as_uri()
@@ -167,15 +156,45 @@ class _Bench:
         async with asyncio.timeout(30):
             await first
 
-    async def _ours(self) -> float:
-        from zengine_jupyter.integrations.lsp import diagnostics_after_write
+    async def _open_chat(self, root: Path) -> None:
+        """A chat on ``root`` whose model never answers (the calls are run directly); the
+        LSP tool's diagnostics start basedpyright and open main.py, as an agent would."""
+        from zengine_jupyter.engine import FixedApprovals, Session, SessionOptions
+        from zengine_jupyter.engine._calls import CallEnv
+        from zengine_jupyter.testing import FakeModelClient
 
-        self.ours_file.write_text(_variant(next(self.count), self.original))
+        home = self.tmp / "home"
+        home.mkdir()
+        os.environ["ZENGINE_HOME"] = str(home)
+        self.session = session = await Session.open(SessionOptions(
+            project=root, approvals=FixedApprovals(allow=True), client=FakeModelClient(),
+            mode="accept_edits"))  # fmt: skip
+        self.env = CallEnv(
+            session.id, "bench-turn", session.root, session.journal, session.gate,
+            session.approvals, session.tools, session.ctx, session.settings.settings.hooks,
+            session.settings.trusted, session.after_tool,
+        )  # fmt: skip
+        seen = await self._call("LSP", operation="diagnostics", path="main.py")
+        assert "1 diagnostic(s)" in seen, seen
+        await self._call("Read", path="main.py")
+
+    async def _call(self, name: str, **arguments: Any) -> str:
+        from zengine_jupyter.engine._calls import run_call
+        from zengine_jupyter.protocol._records import RecordedToolCall, new_id
+
+        call = RecordedToolCall(id=new_id(), name=name, input=arguments)
+        record, _output = await run_call(self.env, call)
+        assert not record.is_error, record.output
+        return record.output
+
+    async def _ours(self) -> float:
+        n = next(self.count)
+        old, new = (f"value_{k}: int = 'text {k}'" for k in (self.last, n))
+        self.last = n
         start = time.perf_counter()
-        report = await diagnostics_after_write(self.manager, self.ours_file)
+        output = await self._call("Edit", path="main.py", old_string=old, new_string=new)
         elapsed = time.perf_counter() - start
-        assert report.outcome == "reported", report
-        assert report.errors, report
+        assert "basedpyright reports 1 error(s) in main.py" in output, output
         return elapsed
 
     async def _baseline(self) -> float:
@@ -197,7 +216,7 @@ class _Bench:
         atexit.unregister(self.close)
 
         async def stop() -> None:
-            await self.manager.aclose()
+            await self.session.aclose()
             await self.bare.aclose()
 
         with contextlib.suppress(Exception):
@@ -218,7 +237,7 @@ def _bench() -> _Bench:
 def benchmarks() -> list[Benchmark]:
     return [
         Benchmark(
-            "after-write diagnostics (basedpyright): LspManager vs bare JSON-RPC client",
+            "after-write diagnostics (basedpyright): an engine Edit call vs bare JSON-RPC client",
             ours=lambda: _bench().ours(),
             baseline=lambda: _bench().baseline(),
             repeat=9,

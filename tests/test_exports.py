@@ -28,6 +28,7 @@ PACKAGES = [
     "zengine_jupyter.integrations.lsp",
     "zengine_jupyter.cli",
     "zengine_jupyter.engine.tools",
+    "zengine_jupyter.engine.lsp",
     "zengine_jupyter.policy",
     "zengine_jupyter.kernel",
     "zengine_jupyter.testing",

@@ -45,6 +45,10 @@ def test_doctor_json_reports_components_truthfully(zengine_home: Path) -> None:
             assert entry["version"]
     if by_name["git"]["available"]:
         assert by_name["git"]["version"].startswith("git version")
+    if by_name["bwrap"]["available"] and sys.platform == "linux":  # a sandbox was tried for real
+        notice = report["sandbox_notice"]
+        assert report["sandbox_backend"] == ("bubblewrap" if notice is None else None)
+        assert notice is None or notice["reason"].startswith("bwrap cannot start a sandbox")
 
 
 def test_doctor_names_the_install_command_of_what_is_missing(tmp_path: Path) -> None:
@@ -59,6 +63,7 @@ def test_doctor_names_the_install_command_of_what_is_missing(tmp_path: Path) -> 
     assert "missing  bwrap" in done.stdout
     assert "apt-get install -y bubblewrap" in done.stdout
     assert "apt-get install -y chromium" in done.stdout
+    assert "  missing  bwrap is not installed; fix: install bubblewrap" in done.stdout
 
 
 def test_no_command_prints_help() -> None:

@@ -8,6 +8,7 @@ import platform
 from zengine_jupyter._version import __version__
 from zengine_jupyter.config import data_dir
 from zengine_jupyter.host import probe_components
+from zengine_jupyter.host.sandbox import detect_backend
 from zengine_jupyter.protocol import DoctorReport
 
 __all__ = ["KEY_PACKAGES", "collect_report", "render_report"]
@@ -33,12 +34,15 @@ def _package_version(name: str) -> str | None:
 
 async def collect_report() -> DoctorReport:
     """Gather the report; nothing here changes the machine."""
+    backend = await detect_backend()
     return DoctorReport(
         zengine_version=__version__,
         python=f"{platform.python_implementation()} {platform.python_version()}",
         packages={name: _package_version(name) for name in KEY_PACKAGES},
         data_dir=str(data_dir()),
         components=await probe_components(),
+        sandbox_backend=backend.name if backend.available else None,
+        sandbox_notice=backend.notice,
     )
 
 
@@ -63,4 +67,10 @@ def render_report(report: DoctorReport) -> str:
             lines.append(
                 f"  missing  {comp.name:<9} needed for {comp.purpose}; install: {comp.install}"
             )
+    lines += ["", "sandbox (used when [shell.sandbox] enabled = true):"]
+    if report.sandbox_backend is not None:
+        lines.append(f"  ok       {report.sandbox_backend}")
+    elif report.sandbox_notice is not None:
+        notice = report.sandbox_notice
+        lines.append(f"  missing  {notice.reason}; fix: {notice.fix}")
     return "\n".join(lines)

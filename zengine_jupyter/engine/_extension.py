@@ -10,6 +10,7 @@ and are listed in :data:`EXTENSIONS`.
 
 from __future__ import annotations
 
+import importlib
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -79,5 +80,26 @@ class SessionExtension:
         """Stop what ``start`` started; must be idempotent."""
 
 
-EXTENSIONS: list[Callable[[], SessionExtension]] = []
+def _lazy(module: str, name: str) -> Callable[[], SessionExtension]:
+    """A factory importing ``module`` on first use (the extension modules import this one)."""
+
+    def make() -> SessionExtension:
+        factory: Callable[[], SessionExtension] = getattr(importlib.import_module(module), name)
+        return factory()
+
+    return make
+
+
+EXTENSIONS: list[Callable[[], SessionExtension]] = [
+    _lazy("zengine_jupyter.engine._sandbox", "SandboxExtension"),
+]
 """Factories of the extensions every session gets, in order. Each integration adds its own."""
+
+
+def _lsp_extension() -> SessionExtension:
+    from zengine_jupyter.engine.lsp import LspExtension  # imported when a chat opens
+
+    return LspExtension()
+
+
+EXTENSIONS.append(_lsp_extension)

@@ -193,7 +193,7 @@ class Session:
         system = system_prompt(self.root, self.mode, self.notebook)
         return "\n".join([system, *notes]), tools
 
-    async def _after_tool(
+    async def after_tool(
         self, call: RecordedToolCall, tool: Tool[Any], output: ToolOutput
     ) -> ToolOutput:
         for extension in self.extensions:
@@ -227,6 +227,12 @@ class Session:
             )  # fmt: skip
         for issue in self.settings.issues:
             self._startup.append(Notice(session_id=self.id, topic="settings", text=str(issue)))
+
+    def announce(self, event: EngineEvent) -> None:
+        """A start-up event from an extension (sandbox off, say): published now and replayed
+        to each new subscriber."""
+        self._startup.append(event)
+        self.bus.publish(event)
 
     # ------------------------------------------------------------------ use
     @property
@@ -283,7 +289,7 @@ class Session:
                     self.ctx,
                     self.settings.settings.hooks,
                     self.settings.trusted,
-                    self._after_tool,
+                    self.after_tool,
                 ),
                 prepare=self.prepare_request,
                 meter=self.meter,

@@ -98,7 +98,7 @@ class TaskTool(Tool[TaskInput]):
         tools = {name: t for name, t in session.tools.items() if name != self.name}
         env = CallEnv(session.id, new_id(), session.root, journal, session.gate,
                       session.approvals, tools, ctx, session.settings.settings.hooks,
-                      session.settings.trusted)  # fmt: skip
+                      session.settings.trusted, session.after_tool)  # fmt: skip
 
         def prepare() -> tuple[str, list[Any]]:
             system, specs = session.prepare_request()

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict
 
+from zengine_jupyter.protocol._sandbox import SandboxNotice
+
 __all__ = ["ComponentStatus", "DoctorReport"]
 
 
@@ -32,3 +34,7 @@ class DoctorReport(BaseModel):
     packages: dict[str, str | None]
     data_dir: str
     components: list[ComponentStatus]
+    sandbox_backend: str | None = None
+    """The sandbox that works here (``bubblewrap``, ``seatbelt``), found by running one trivial
+    sandboxed command; None when there is none (then ``sandbox_notice`` says why)."""
+    sandbox_notice: SandboxNotice | None = None

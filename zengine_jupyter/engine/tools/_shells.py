@@ -1,8 +1,11 @@
 """Running the agent's shell commands: foreground with a deadline, or in the background.
 
 The runner owns every process it starts; ``aclose()`` stops them all. A sandbox, when on,
-is applied by the ``wrap`` function the session gives it (commands the user types and hook
-scripts never come through here).
+is applied through :attr:`ShellRunner.planner` (set by the session's sandbox extension): each
+command is planned with ``host.sandbox.plan_shell`` and started with ``open_planned``, which
+keeps the sandbox's placeholders and seccomp descriptor alive for the child's whole life. With
+no planner the command starts as a plain ``bash -c``. Commands the user types with ``!`` and
+hook scripts never come through here.
 """
 
 from __future__ import annotations
@@ -14,11 +17,15 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from zengine_jupyter.host._process import RunOptions, open_process
+from zengine_jupyter.host.sandbox import CommandOrigin, open_planned
 from zengine_jupyter.protocol._errors import ToolError
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
+    from contextlib import AbstractAsyncContextManager
     from pathlib import Path
+
+    from zengine_jupyter.host.sandbox import CommandPlan
 
 __all__ = ["BackgroundShell", "CommandResult", "ShellRunner"]
 
@@ -46,10 +53,6 @@ class BackgroundShell:
     exit_code: int | None = None
 
 
-def _identity(argv: list[str]) -> list[str]:
-    return argv
-
-
 class ShellRunner:
     """Runs ``bash -c COMMAND`` in the project, its output captured to artifacts."""
 
@@ -58,18 +61,26 @@ class ShellRunner:
         root: Path,
         artifacts: Path,
         *,
-        wrap: Callable[[list[str]], list[str]] = _identity,
+        planner: Callable[[str, CommandOrigin, Path], CommandPlan] | None = None,
         env: Mapping[str, str] | None = None,
     ) -> None:
         self.root = root
         self.artifacts = artifacts
-        self.wrap = wrap
+        self.planner = planner
+        """``(command, origin, cwd) -> CommandPlan``: set when ``[shell.sandbox]`` is enabled."""
         self.env = dict(env or {})
         self._counter = itertools.count(1)
         self._background: dict[str, BackgroundShell] = {}
 
-    def _argv(self, command: str) -> list[str]:
-        return self.wrap(["bash", "-c", command])
+    def _open(
+        self, command: str, origin: CommandOrigin
+    ) -> AbstractAsyncContextManager[asyncio.subprocess.Process]:
+        """Start ``bash -c COMMAND`` (stdout and stderr merged), through the sandbox if planned."""
+        options = RunOptions(cwd=self.root, env=self.env)
+        if self.planner is None:
+            return open_process(["bash", "-c", command], options, merge_stderr=True)
+        plan = self.planner(command, origin, self.root)
+        return open_planned(plan, options, merge_stderr=True)
 
     def _artifact(self, kind: str) -> Path:
         self.artifacts.mkdir(parents=True, exist_ok=True)
@@ -80,9 +91,8 @@ class ShellRunner:
         artifact = self._artifact("bash")
         chunks: list[bytes] = []
         exit_code: int | None = None
-        options = RunOptions(cwd=self.root, env=self.env)
         with artifact.open("wb") as log:
-            async with open_process(self._argv(command), options, merge_stderr=True) as proc:
+            async with self._open(command, CommandOrigin.AGENT_BASH) as proc:
                 assert proc.stdout is not None
                 try:
                     async with asyncio.timeout(timeout_s):
@@ -107,9 +117,8 @@ class ShellRunner:
         return shell
 
     async def _pump(self, shell: BackgroundShell) -> int:
-        options = RunOptions(cwd=self.root, env=self.env)
         with shell.artifact.open("wb") as log:
-            async with open_process(self._argv(shell.command), options, merge_stderr=True) as proc:
+            async with self._open(shell.command, CommandOrigin.BACKGROUND_SHELL) as proc:
                 assert proc.stdout is not None
                 while chunk := await proc.stdout.read(1 << 16):
                     log.write(chunk)

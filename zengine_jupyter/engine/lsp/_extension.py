@@ -1,0 +1,135 @@
+"""Language servers in a chat: one :class:`LspManager`, the LSP tool, errors after writes, /lsp.
+
+Nothing starts when the chat opens. The first LSP question about a file starts its server; a
+write to a file whose server is not running starts it in the background and, once it is up,
+opens the written files so that the next write is waited on (for at most ``WAIT``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
+
+from zengine_jupyter.engine._extension import CommandResult, SessionExtension
+from zengine_jupyter.engine.lsp._tool import LspTool
+from zengine_jupyter.integrations.lsp import (
+    LspManager,
+    LspManagerOptions,
+    LspServerEntry,
+    diagnostics_after_write,
+    render_status,
+)
+from zengine_jupyter.protocol import JsonRpcError, LspError
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from zengine_jupyter.config import Settings
+    from zengine_jupyter.engine._session import Session
+    from zengine_jupyter.engine.tools import Tool, ToolOutput
+    from zengine_jupyter.protocol._records import RecordedToolCall
+
+__all__ = ["LspExtension", "lsp_entries"]
+
+
+def lsp_entries(settings: Settings) -> tuple[LspServerEntry, ...]:
+    """The effective ``[lsp.servers]`` (empty while the folder is untrusted: the settings
+    layer withholds a project's servers) as the manager's entries."""
+    return tuple(
+        LspServerEntry(
+            name=name,
+            command=server.command,
+            args=tuple(server.args),
+            file_types=tuple(server.file_types),
+            initialization_options=dict(server.initialization_options) or None,
+        )
+        for name, server in settings.lsp.servers.items()
+    )
+
+
+class LspExtension(SessionExtension):
+    """Registers the LSP tool and ``/lsp``; appends errors to Edit / Write / NotebookEdit."""
+
+    name = "lsp"
+
+    def __init__(self, *, search_path: str | None = None) -> None:
+        self.search_path = search_path
+        self._manager: LspManager | None = None
+        self._entries: tuple[LspServerEntry, ...] = ()
+        self._session: Session | None = None
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    @property
+    def manager(self) -> LspManager:
+        if self._manager is None:
+            raise LspError("the chat's language servers are closed", hint="open the chat again")
+        return self._manager
+
+    def _new_manager(self, session: Session) -> LspManager:
+        self._entries = lsp_entries(session.settings.settings)
+        options = LspManagerOptions(session.root, self._entries, search_path=self.search_path)
+        return LspManager(options)
+
+    async def start(self, session: Session) -> None:
+        self._session = session
+        self._manager = self._new_manager(session)
+        session.tools[LspTool.name] = LspTool(lambda: self.manager, lambda: session.gate)
+        session.commands["lsp"] = self._status
+
+    async def _status(self, session: Session, args: str) -> CommandResult:
+        return CommandResult(render_status(self.manager.status()))
+
+    async def after_tool(
+        self, session: Session, call: RecordedToolCall, tool: Tool[Any], output: ToolOutput
+    ) -> ToolOutput:
+        manager = self._manager
+        if manager is None or output.is_error or not output.changed_paths:
+            return output
+        paths = list(dict.fromkeys(p for p in output.changed_paths if p.is_file()))
+        reports = await asyncio.gather(*(diagnostics_after_write(manager, p) for p in paths))
+        for path, report in zip(paths, reports, strict=True):
+            if report.outcome == "started":
+                self._track(self._open_when_up(manager, path))
+        found = [text for report in reports if (text := report.text())]
+        if not found:
+            return output
+        return replace(output, content="\n\n".join([output.content, *found]))
+
+    async def _open_when_up(self, manager: LspManager, path: Path) -> None:
+        """After a background start: open ``path`` so the next write to it is waited on."""
+        try:
+            client = await manager.client_for(path)
+            if client.published(path) is None:
+                await client.sync(path)
+        except (LspError, JsonRpcError):
+            return  # the manager remembers why; /lsp and the next LSP call say so
+
+    def _track(self, work: Any) -> None:
+        task: asyncio.Task[None] = asyncio.get_running_loop().create_task(work)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        task.add_done_callback(_consume)
+
+    async def reload(self, session: Session) -> None:
+        """Trusting the folder may add ``[lsp.servers]``: a new manager, started lazily."""
+        if lsp_entries(session.settings.settings) == self._entries or self._manager is None:
+            return
+        old, self._manager = self._manager, self._new_manager(session)
+        await self._stop(old)
+
+    async def _stop(self, manager: LspManager) -> None:
+        for task in list(self._tasks):
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+        await manager.aclose()
+
+    async def aclose(self) -> None:
+        manager, self._manager = self._manager, None
+        if manager is not None:
+            await self._stop(manager)
+
+
+def _consume(task: asyncio.Task[None]) -> None:
+    if not task.cancelled():
+        task.exception()
