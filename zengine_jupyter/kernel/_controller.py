@@ -4,8 +4,9 @@ A turn is a task on the kernel's running loop, owned here (so it is never garbag
 and ``%unload_ext`` can cancel it); the magic returns as soon as the task is scheduled. A
 blocking turn (``--wait``, or a cell run without a frontend, as nbclient and papermill do)
 runs the same task to its end with nest-asyncio2 (ipykernel 7's own fork, which does not lose
-the kernel's messages) and answers approvals by policy. Nothing the engine raises reaches the
-cell: errors are shown in the turn's widget.
+the kernel's messages) and answers approvals by policy. ``%unload_ext`` cancels the turns and
+closes every chat the same way, waiting at most :data:`CLOSE_WAIT_S`. Nothing the engine
+raises reaches the cell: errors are shown in the turn's widget.
 
 Nothing heavy is imported here at module level: the engine, pydantic models and the widget
 stack load on the first ``%%agent``.
@@ -31,10 +32,12 @@ if TYPE_CHECKING:
     from zengine_jupyter.engine._extension import SessionExtension
     from zengine_jupyter.kernel._widget import TurnWidget
 
-__all__ = ["CLOSING", "KernelController", "TurnRequest"]
+__all__ = ["CLOSE_WAIT_S", "CLOSING", "KernelController", "TurnRequest"]
 
 CLOSING: set[asyncio.Task[None]] = set()
 """Chats still closing after ``%unload_ext`` (held so the tasks finish)."""
+CLOSE_WAIT_S = 15.0
+"""How long ``%unload_ext`` waits for turns and chats to close before it returns."""
 
 
 @dataclass(frozen=True)
@@ -112,11 +115,12 @@ class KernelController:
         self.chats.clear()
         self.current = None
         if tasks or sessions:  # there was a turn, so the kernel's loop is running
-            closing = asyncio.get_running_loop().create_task(
-                _close_all(tasks, sessions), name="zengine-closing"
-            )
+            loop = asyncio.get_running_loop()
+            closing = loop.create_task(_close_all(tasks, sessions), name="zengine-closing")
             CLOSING.add(closing)
             closing.add_done_callback(CLOSING.discard)
+            # wait (bounded) so that nothing of ours is left when the cell ends
+            _run_to_end(loop, loop.create_task(asyncio.wait({closing}, timeout=CLOSE_WAIT_S)))
 
     # ------------------------------------------------------------------ on the loop
     async def _turn(self, request: TurnRequest, widget: TurnWidget, policy: bool | None) -> None:
@@ -239,7 +243,7 @@ def _summary(widget: TurnWidget) -> str:
     return "\n".join(lines) or f"zengine: turn {widget.status}"
 
 
-def _run_to_end(loop: asyncio.AbstractEventLoop, task: asyncio.Task[None]) -> None:
+def _run_to_end(loop: asyncio.AbstractEventLoop, task: asyncio.Task[Any]) -> None:
     """Block the cell until ``task`` ends, the loop running underneath (nest-asyncio2)."""
     import nest_asyncio2  # type: ignore[import-untyped]
 
