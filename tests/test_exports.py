@@ -20,6 +20,7 @@ PACKAGES = [
     "zengine_jupyter.engine",
     "zengine_jupyter.integrations.mcp",
     "zengine_jupyter.engine.mcp",
+    "zengine_jupyter.engine.verify",
     "zengine_jupyter.verify",
     "zengine_jupyter.verify.discovery",
     "zengine_jupyter.verify.discovery.ecosystems",

@@ -72,3 +72,30 @@ def test_verify_unknown_check_names_the_known_ones(tmp_path: Path) -> None:
     assert done.returncode == 1
     assert "unknown check(s) nope" in done.stderr
     assert "known: python:pytest" in done.stderr
+
+
+def test_checks_apply_configured_entries_and_withhold_an_untrusted_projects(
+    tmp_path: Path, zengine_home: Path
+) -> None:
+    from zengine_jupyter.config import TrustStore
+
+    project = _copy("python_pass", tmp_path)
+    (zengine_home / "settings.toml").write_text(
+        '[[verification.checks]]\nid = "user:echo"\nkind = "lint"\ncommand = ["true"]\n'
+    )
+    (project / ".z-engine").mkdir()
+    (project / ".z-engine" / "settings.toml").write_text(
+        '[[verification.checks]]\nid = "python:pytest"\nkind = "test"\ncommand = "touch marker"\n'
+    )
+    untrusted = json.loads(_zengine("checks", "--project", str(project), "--json").stdout)
+    assert [(c["id"], c["source"]) for c in untrusted] == [
+        ("python:pytest", "discovered"),
+        ("user:echo", "settings"),
+    ]
+    TrustStore().trust(project)
+    trusted = json.loads(_zengine("checks", "--project", str(project), "--json").stdout)
+    assert [(c["id"], c["command"]) for c in trusted] == [
+        ("python:pytest", "touch marker"),
+        ("user:echo", ["true"]),
+    ]
+    assert not (project / "marker").exists()  # listing runs nothing

@@ -12,9 +12,9 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from zengine_jupyter.config import data_dir, find_project_root
+from zengine_jupyter.config import aload_settings, data_dir, find_project_root
 from zengine_jupyter.protocol import CheckRecord, CheckSpec, VerificationError
-from zengine_jupyter.verify import RunCheckOptions, discover_checks, run_check
+from zengine_jupyter.verify import RunCheckOptions, discover_checks, merge_checks, run_check
 
 if TYPE_CHECKING:
     import argparse
@@ -50,6 +50,15 @@ def _project(args: argparse.Namespace) -> Path:
     return find_project_root(Path.cwd())
 
 
+async def _known_checks(project: Path) -> list[CheckSpec]:
+    """Discovered checks with ``[[verification.checks]]`` applied (a project's own entries
+    only when the folder is trusted), as a chat sees them."""
+    from zengine_jupyter.engine.verify import configured_checks
+
+    settings = await aload_settings(project)
+    return merge_checks(await discover_checks(project), configured_checks(settings))
+
+
 def render_checks(checks: list[CheckSpec]) -> str:
     if not checks:
         return "no checks found (add [[verification.checks]] entries to define some)"
@@ -60,7 +69,7 @@ def render_checks(checks: list[CheckSpec]) -> str:
 
 
 def checks_command(args: argparse.Namespace) -> int:
-    checks = asyncio.run(discover_checks(_project(args)))
+    checks = asyncio.run(_known_checks(_project(args)))
     if args.json:
         sys.stdout.write(json.dumps([c.model_dump(mode="json") for c in checks], indent=2))
     else:
@@ -96,7 +105,7 @@ def render_record(record: CheckRecord) -> str:
 
 async def _run(args: argparse.Namespace) -> list[CheckRecord]:
     project = _project(args)
-    known = await discover_checks(project)
+    known = await _known_checks(project)
     by_id = {c.id: c for c in known}
     unknown = [name for name in args.checks if name not in by_id]
     if unknown:

@@ -48,6 +48,7 @@ if TYPE_CHECKING:
     from zengine_jupyter.config._schema import (
         AgentsSettings,
         AppearanceSettings,
+        CheckpointsSettings,
         ContextSettings,
         DecisionsSettings,
         ModelSettings,
@@ -80,6 +81,7 @@ _LAZY = {
     "AppearanceSettings": "_schema",
     "CAPPED": "_restrict",
     "CheckSettings": "_schema_tools",
+    "CheckpointsSettings": "_schema",
     "CommandGrants": "_extensions",
     "ContextSettings": "_schema",
     "DecisionsSettings": "_schema",
@@ -135,6 +137,7 @@ __all__ = [
     "AgentsSettings",
     "AppearanceSettings",
     "CheckSettings",
+    "CheckpointsSettings",
     "CommandGrants",
     "ContextSettings",
     "DecisionsSettings",

@@ -42,6 +42,8 @@ WITHHELD: tuple[Path_, ...] = (
     ("decisions",),
     # prices decide when agents.session_cost_cap_usd stops a chat: a project cannot cheapen them
     ("pricing",),
+    # retention deletes the user's undo history (or fills the data folder): the user's call
+    ("checkpoints",),
 )
 """Taken from the user level (defaults, user file, environment) while untrusted."""
 

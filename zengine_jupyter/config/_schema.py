@@ -25,6 +25,7 @@ from zengine_jupyter.config._schema_tools import (
 __all__ = [
     "AgentsSettings",
     "AppearanceSettings",
+    "CheckpointsSettings",
     "ContextSettings",
     "DecisionsSettings",
     "ModelSettings",
@@ -162,6 +163,17 @@ class AgentsSettings(StrictModel):
     """Stop a chat once it has spent this many US dollars; unset: no cap."""
 
 
+class CheckpointsSettings(StrictModel):
+    """Retention of the snapshots rewind restores (one shadow repository per project, in the
+    data folder); applied when a chat opens, after each turn that took one, and by
+    ``zengine checkpoints gc``. The newest snapshot is always kept."""
+
+    max_age_days: int = Field(default=30, ge=1, le=3650)
+    """Snapshots older than this many days are removed (rewinding to them then says so)."""
+    max_size_mb: int = Field(default=2048, ge=16)
+    """Size budget of one project's checkpoints in MiB; past it the oldest snapshots go."""
+
+
 class PriceSettings(StrictModel):
     """``[pricing."MODEL-ID"]``: USD per 1M tokens; beats the catalog and built-in table."""
 
@@ -204,5 +216,7 @@ class Settings(StrictModel):
     """``[appearance]``"""
     agents: AgentsSettings = Field(default_factory=AgentsSettings)
     """``[agents]``"""
+    checkpoints: CheckpointsSettings = Field(default_factory=CheckpointsSettings)
+    """``[checkpoints]``"""
     pricing: dict[str, PriceSettings] = Field(default_factory=dict)
     """``[pricing."MODEL-ID"]``; an entry in a higher layer replaces one for the same model."""

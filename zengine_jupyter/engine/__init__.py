@@ -5,8 +5,17 @@ they answer approvals through an :class:`ApprovalPort`.
 """
 
 from zengine_jupyter.engine._bus import EventBus, Subscription
+from zengine_jupyter.engine._checkpoints import CheckpointsExtension, gc_notice, retention_of
 from zengine_jupyter.engine._ports import ApprovalPort, FixedApprovals, TrustPort
 from zengine_jupyter.engine._resume import RESUME_REASON, repair_on_resume, resume_repairs
+from zengine_jupyter.engine._rewind import (
+    describe_rewind,
+    find_point,
+    points_from_log,
+    rewind,
+    rewind_chat,
+    rewind_points,
+)
 from zengine_jupyter.engine._session import Session, SessionOptions, TurnInProgressError
 from zengine_jupyter.engine._turn import MAX_STEPS, TurnOutcome
 from zengine_jupyter.engine._wellformed import (
@@ -23,6 +32,7 @@ __all__ = [
     "MISSING_START",
     "RESUME_REASON",
     "ApprovalPort",
+    "CheckpointsExtension",
     "EventBus",
     "FixedApprovals",
     "RequestMessage",
@@ -34,6 +44,14 @@ __all__ = [
     "TurnOutcome",
     "build_request",
     "check_request",
+    "describe_rewind",
+    "find_point",
+    "gc_notice",
+    "points_from_log",
     "repair_on_resume",
     "resume_repairs",
+    "retention_of",
+    "rewind",
+    "rewind_chat",
+    "rewind_points",
 ]

@@ -63,6 +63,9 @@ class SessionExtension:
         """Text to add to the system prompt of the next request."""
         return None
 
+    async def turn_started(self, session: Session, turn_id: str) -> None:
+        """A turn begins, before the model is asked (e.g. note the files' fingerprint)."""
+
     async def after_tool(
         self, session: Session, call: RecordedToolCall, tool: Tool[Any], output: ToolOutput
     ) -> ToolOutput:
@@ -91,15 +94,9 @@ def _lazy(module: str, name: str) -> Callable[[], SessionExtension]:
 
 
 EXTENSIONS: list[Callable[[], SessionExtension]] = [
-    _lazy("zengine_jupyter.engine._sandbox", "SandboxExtension"),
+    _lazy("zengine_jupyter.engine._sandbox", "SandboxExtension"),  # first: shells are planned
+    _lazy("zengine_jupyter.engine._checkpoints", "CheckpointsExtension"),
+    _lazy("zengine_jupyter.engine.verify", "VerificationExtension"),
+    _lazy("zengine_jupyter.engine.lsp", "LspExtension"),
 ]
 """Factories of the extensions every session gets, in order. Each integration adds its own."""
-
-
-def _lsp_extension() -> SessionExtension:
-    from zengine_jupyter.engine.lsp import LspExtension  # imported when a chat opens
-
-    return LspExtension()
-
-
-EXTENSIONS.append(_lsp_extension)

@@ -275,6 +275,8 @@ class Session:
         async with self._lock:
             await self._hook("user_prompt_submit", text)
             turn_id = new_id()
+            for extension in self.extensions:
+                await extension.turn_started(self, turn_id)
             runner = TurnRunner(
                 journal=self.journal,
                 client=self.client,

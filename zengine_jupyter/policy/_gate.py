@@ -214,6 +214,8 @@ def suggest_rule(call: CallView, root: Path) -> str:
     """The rule "always allow" would write for a call like this one."""
     if call.kind == "mcp" or not (call.command or call.paths):
         return call.tool
+    if call.kind == "execute" and call.tool != "Bash":  # Verify: a Bash rule would not cover it
+        return call.tool
     if call.command is not None:
         parts = split_commands(call.command)
         if parts and len(parts) == 1 and len(parts[0].words) >= 2:

@@ -9,10 +9,13 @@ from pydantic import BaseModel, ConfigDict
 
 __all__ = [
     "REWIND_LIMITS",
+    "CheckpointGc",
     "CheckpointInfo",
     "CheckpointsOff",
     "CodeRestore",
     "NotStored",
+    "RewindPoint",
+    "RewindResult",
 ]
 
 REWIND_LIMITS = (
@@ -69,3 +72,58 @@ class CodeRestore(BaseModel):
     left_alone: list[NotStored] = []
     """Files the snapshots could not store: untouched."""
     note: str = REWIND_LIMITS
+
+
+class RewindPoint(BaseModel):
+    """A user message a chat can be rewound to (the start of its turn)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    number: int
+    """1-based position among the chat's visible user messages (``--to N``)."""
+    turn_id: str
+    message_id: str
+    prompt: str
+    created: datetime
+    checkpoint_id: str | None = None
+    """The snapshot a code rewind restores: the one taken in this turn, else the next one
+    after it; None when no tool ran from this message on (the agent changed no file since)."""
+
+
+class RewindResult(BaseModel):
+    """What a rewind did: the conversation, the files, or both."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    to_turn_id: str
+    prompt: str
+    """The user message rewound to (a frontend may put it back in the input box)."""
+    conversation: bool
+    """Whether the chat was rewound (that message and everything after it left the view and
+    the model's context)."""
+    messages_removed: int = 0
+    code: CodeRestore | None = None
+    """What the file rewind did; None when files were not asked for or nothing was to do."""
+    code_note: str | None = None
+    """Why the files were left as they are, when they were asked for but not restored."""
+    note: str = REWIND_LIMITS
+
+
+class CheckpointGc(BaseModel):
+    """What checkpoint retention did to one project's shadow repository."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    project: str
+    kept: int
+    removed: int
+    size_before: int
+    """Bytes the shadow repository took before (objects, index and bookkeeping)."""
+    size_after: int
+    budget: int
+    """The size budget in bytes (``checkpoints.max_size_mb``)."""
+    max_age_days: int
+    over_budget: bool = False
+    """The repository was over the size budget when retention ran."""
+    still_over_budget: bool = False
+    """Even the newest snapshot alone does not fit the budget."""

@@ -14,6 +14,7 @@ The tree (later parts add their branches here, and only here)::
     ├── ProcessError              a child process could not start or failed
     │   └── ProcessTimeoutError   a child process outlived its deadline
     ├── CheckpointError           the shadow repository failed, is busy, or has no such checkpoint
+    │   └── CheckpointExpiredError  checkpoint retention removed that snapshot
     ├── McpServerError            an MCP server failed; carries ``server`` (its name)
     │   ├── McpConnectionError    could not start or connect, or dropped and the reconnect failed
     │   └── McpRequestError       it answered a request with an error, or not within the deadline
@@ -46,6 +47,7 @@ from __future__ import annotations
 
 __all__ = [
     "CheckpointError",
+    "CheckpointExpiredError",
     "ComponentMissingError",
     "ConfigError",
     "CostCapReachedError",
@@ -211,6 +213,10 @@ class CostCapReachedError(ProviderError):
 
 class CheckpointError(ZengineError):
     """A snapshot or restore failed, the shadow repository is busy, or a checkpoint is unknown."""
+
+
+class CheckpointExpiredError(CheckpointError):
+    """Checkpoint retention removed this snapshot: its files can no longer be restored."""
 
 
 class McpServerError(ZengineError):

@@ -11,7 +11,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from zengine_jupyter.protocol._checkpoint import CheckpointInfo
+from zengine_jupyter.protocol._checkpoint import CheckpointInfo, RewindResult
 
 __all__ = [
     "ApprovalDecision",
@@ -25,6 +25,7 @@ __all__ = [
     "Notice",
     "ProviderBusy",
     "Resync",
+    "Rewound",
     "TextStreamed",
     "ThinkingStreamed",
     "ToolCallApproved",
@@ -164,6 +165,14 @@ class CheckpointTaken(_Event):
     checkpoint: CheckpointInfo
 
 
+class Rewound(_Event):
+    """The chat or its files were rewound; with ``result.conversation`` a frontend rebuilds its
+    view from the log (later messages are gone)."""
+
+    kind: Literal["rewound"] = "rewound"
+    result: RewindResult
+
+
 class CheckRecorded(_Event):
     kind: Literal["check_recorded"] = "check_recorded"
     check_id: str
@@ -218,6 +227,7 @@ EngineEvent = Annotated[
     | TrustRequired
     | ProviderBusy
     | CheckpointTaken
+    | Rewound
     | CheckRecorded
     | VerificationChanged
     | CostUpdated

@@ -13,6 +13,13 @@ from zengine_jupyter.host.checkpoint._git import (
     project_key,
 )
 from zengine_jupyter.host.checkpoint._restore import restore_code
+from zengine_jupyter.host.checkpoint._retention import (
+    Retention,
+    collect_garbage,
+    format_size,
+    needs_collection,
+    repository_size,
+)
 from zengine_jupyter.host.checkpoint._scan import MAX_FILE_BYTES, MAX_FILES
 from zengine_jupyter.host.checkpoint._shadow import ShadowRepository, unsafe_root_reason
 
@@ -21,11 +28,16 @@ __all__ = [
     "ISOLATION_CONFIG",
     "MAX_FILES",
     "MAX_FILE_BYTES",
+    "Retention",
     "ShadowPaths",
     "ShadowRepository",
+    "collect_garbage",
+    "format_size",
     "git_argv",
     "git_env",
+    "needs_collection",
     "project_key",
+    "repository_size",
     "restore_code",
     "unsafe_root_reason",
 ]

@@ -9,6 +9,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from zengine_jupyter.host._process import RunOptions, open_process, run
+from zengine_jupyter.host.checkpoint._expiry import find_moved
 from zengine_jupyter.host.checkpoint._git import (
     CHECKPOINT_REF,
     FIRST_SNAPSHOT_CONFIG,
@@ -97,6 +98,8 @@ class ShadowRepository:
             await self.git("symbolic-ref", "HEAD", CHECKPOINT_REF)
             (git_dir / "info").mkdir(exist_ok=True)
             (git_dir / "info" / "attributes").write_text(_ATTRIBUTES)
+            # which project this is, for `zengine checkpoints gc` over every repository
+            (git_dir / "zengine-project").write_text(str(self.root), "utf-8")
         self._write_if_changed(self.paths.exclude_file, self._exclude_text())
 
     def _exclude_text(self) -> str:
@@ -234,6 +237,9 @@ class ShadowRepository:
             check=False,
         )  # fmt: skip
         if not out.strip():
+            moved = await find_moved(self, checkpoint_id)  # retention re-created or removed it
+            if moved is not None:
+                return await self.get(moved)
             raise CheckpointError(
                 f"no checkpoint {checkpoint_id} for {self.root}",
                 hint="list them with `zengine checkpoints list SESSION`",
