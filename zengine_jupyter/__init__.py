@@ -12,8 +12,11 @@ from zengine_jupyter._version import __version__
 
 if TYPE_CHECKING:
     from zengine_jupyter.kernel import load_ipython_extension, unload_ipython_extension
+    from zengine_jupyter.kernel._agent import Agent, AgentResult
 
 __all__ = [
+    "Agent",
+    "AgentResult",
     "__version__",
     "_jupyter_labextension_paths",
     "load_ipython_extension",
@@ -31,6 +34,10 @@ def __getattr__(name: str) -> Any:
         from zengine_jupyter import kernel
 
         return getattr(kernel, name)
+    if name in ("Agent", "AgentResult"):
+        from zengine_jupyter.kernel import _agent
+
+        return getattr(_agent, name)
     raise AttributeError(f"module 'zengine_jupyter' has no attribute {name!r}")
 
 

@@ -1,7 +1,8 @@
 """``%load_ext zengine`` / ``%unload_ext zengine``: register and remove everything we add.
 
-Loading imports nothing heavy (no mcp, no httpx client, no language-server code):
-those load on first use.
+Loading imports nothing heavy (no mcp, no httpx client, no language-server code, no widget
+stack): those load on first use. Unloading cancels turns, closes the turn widgets and closes
+every chat (which stops its MCP and language servers).
 """
 
 from __future__ import annotations
@@ -19,7 +20,9 @@ from zengine_jupyter.kernel._status import current_status
 if TYPE_CHECKING:
     from IPython.core.interactiveshell import InteractiveShell
 
-__all__ = ["load_ipython_extension", "unload_ipython_extension"]
+    from zengine_jupyter.kernel._controller import KernelController
+
+__all__ = ["controller_for", "load_ipython_extension", "unload_ipython_extension"]
 
 
 @dataclass
@@ -46,13 +49,20 @@ def load_ipython_extension(ipython: InteractiveShell) -> None:
 
 
 def unload_ipython_extension(ipython: InteractiveShell) -> None:
-    """Called by ``%unload_ext zengine``: remove every magic and comm target we added."""
+    """Called by ``%unload_ext zengine``: stop every turn and chat, remove what we added."""
     reg = _loaded.pop(ipython, None)
     if reg is None:
         return
+    reg.magics.controller.close()
     manager = ipython.magics_manager
     for kind, name in MAGIC_NAMES:
         manager.magics[kind].pop(name, None)
     manager.registry.pop(type(reg.magics).__name__, None)
     if reg.comm_manager is not None:
         reg.comm_manager.unregister_target(COMM_TARGET, open_comm)
+
+
+def controller_for(ipython: InteractiveShell) -> KernelController | None:
+    """The kernel's controller while zengine is loaded (tests and frontends add extensions)."""
+    reg = _loaded.get(ipython)
+    return reg.magics.controller if reg else None

@@ -1,33 +1,69 @@
-"""The magics: ``%zengine`` (status) and ``%%agent`` (a request to the agent)."""
+"""The magics: ``%zengine`` (status), ``%%agent`` (a request) and ``%agent`` (a slash command).
+
+``%%agent`` returns at once: the turn runs as a task on the kernel's loop and the cell's
+output is a widget that follows it. Nothing heavy is imported until the first turn.
+"""
 
 from __future__ import annotations
 
-from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
+from typing import TYPE_CHECKING
+
+from IPython.core.magic import Magics, line_cell_magic, line_magic, magics_class
+from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
 from IPython.display import display
 
+from zengine_jupyter.kernel._controller import KernelController, TurnRequest
 from zengine_jupyter.kernel._status import current_status
+
+if TYPE_CHECKING:
+    from IPython.core.interactiveshell import InteractiveShell
 
 __all__ = ["MAGIC_NAMES", "ZengineMagics"]
 
-MAGIC_NAMES: tuple[tuple[str, str], ...] = (("line", "zengine"), ("cell", "agent"))
-
-_MISSING_ENGINE = (
-    "zengine: %%agent cannot run a turn in this version: the engine core "
-    "(sessions, the turn loop, tools and the permission gate) is not built yet. "
-    "Nothing was sent to a model and no file was changed."
-)
+MAGIC_NAMES: tuple[tuple[str, str], ...] = (("line", "zengine"), ("line", "agent"),
+                                            ("cell", "agent"))  # fmt: skip
 
 
 @magics_class
 class ZengineMagics(Magics):
     """Every magic ``%load_ext zengine`` adds."""
 
+    def __init__(self, shell: InteractiveShell) -> None:
+        super().__init__(shell)
+        self.controller = KernelController(shell)
+
     @line_magic
     def zengine(self, line: str) -> None:
         """Show zengine's status: version, project root and data folder."""
         display(current_status().mimebundle(), raw=True)
 
-    @cell_magic
-    def agent(self, line: str, cell: str) -> None:
-        """Ask the agent to work on this project: the cell is the request."""
-        display({"text/plain": _MISSING_ENGINE}, raw=True)
+    @magic_arguments()
+    @argument("--session", metavar="ID", help="continue this chat")
+    @argument("--new", action="store_true", help="start a new chat")
+    @argument("--mode", metavar="M", help="default, accept_edits, plan or bypass")
+    @argument("--model", metavar="M", help="the model for this chat from now on")
+    @argument("--wait", action="store_true", help="block until the turn ends (no clicks)")
+    @argument("--yes", action="store_true", help="allow what would ask, without asking")
+    @argument("text", nargs="*", help="line form: a slash command such as /cost")
+    @line_cell_magic
+    def agent(self, line: str, cell: str | None = None) -> None:
+        """Ask the agent to work on this project: the cell is the message.
+
+        ``%agent /command args`` runs a slash command (/cost, /model, /mode, /sessions, ...).
+        """
+        if cell is None and not line.lstrip().startswith("-"):
+            text, line = line.strip(), ""
+        else:
+            text = ""
+        args = parse_argstring(self.agent, line)
+        text = cell.strip() if cell is not None else (text or " ".join(args.text))
+        if not text:
+            display({"text/plain": "zengine: nothing to send (write the request in the cell)"},
+                    raw=True)  # fmt: skip
+            return
+        request = TurnRequest(text=text, session_id=args.session, new=args.new, mode=args.mode,
+                              model=args.model, wait=args.wait, yes=args.yes)  # fmt: skip
+        try:
+            self.controller.start(request)
+        except Exception as exc:  # never a traceback in the user's cell
+            display({"text/plain": f"zengine: the turn could not start: {exc}"}, raw=True)

@@ -28,6 +28,7 @@ from zengine_jupyter.testing._provider_script import (
     render_openai,
 )
 from zengine_jupyter.testing._provider_server import ProviderServer, ReceivedRequest
+from zengine_jupyter.testing._provider_thread import provider_in_thread
 
 __all__ = [
     "FakeClock",
@@ -42,6 +43,7 @@ __all__ = [
     "ScriptedUsage",
     "assert_stream_contract",
     "free_port",
+    "provider_in_thread",
     "render_anthropic",
     "render_openai",
     "reply_events",

@@ -12,10 +12,20 @@ from typing import TYPE_CHECKING, Any
 from jupyter_client.manager import KernelManager
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator, Mapping
+    from collections.abc import Callable, Iterator, Mapping
     from pathlib import Path
 
-__all__ = ["ExecResult", "KernelHarness", "running_kernel"]
+__all__ = [
+    "WIDGET_MIME",
+    "ExecResult",
+    "KernelHarness",
+    "events_of",
+    "has_event",
+    "running_kernel",
+    "widget_id",
+]
+
+WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
 
 
 @dataclass
@@ -55,33 +65,95 @@ class KernelHarness:
     def __init__(self, manager: KernelManager) -> None:
         self.manager = manager
         self.client = manager.client()
+        self._stash: list[dict[str, Any]] = []
+        """iopub messages read while waiting for something else (a turn's widget messages
+        that arrive while another cell runs)."""
 
     def execute(self, code: str, timeout: float = 60.0) -> ExecResult:
         """Run ``code`` and collect its iopub output until the kernel is idle again."""
         msg_id = self.client.execute(code, store_history=False)
         return self._collect(msg_id, timeout)
 
-    def send_comm(self, msg_type: str, content: Mapping[str, Any]) -> str:
-        """Send ``comm_open`` / ``comm_msg`` / ``comm_close`` as a frontend would."""
+    def send_comm(
+        self, msg_type: str, content: Mapping[str, Any], subshell_id: str | None = None
+    ) -> str:
+        """Send ``comm_open`` / ``comm_msg`` / ``comm_close`` as a frontend would (on a kernel
+        subshell when ``subshell_id`` is given, as JupyterLab 4.6 sends widget messages)."""
         msg = self.client.session.msg(msg_type, dict(content))
+        if subshell_id is not None:
+            msg["header"]["subshell_id"] = subshell_id
         self.client.shell_channel.send(msg)
         return str(msg["header"]["msg_id"])
+
+    def create_subshell(self, timeout: float = 10.0) -> str:
+        """A new kernel subshell (its own thread and loop in ipykernel >= 7); returns its id."""
+        msg = self.client.session.msg("create_subshell_request", {})
+        self.client.control_channel.send(msg)
+        deadline = time.monotonic() + timeout
+        while True:
+            reply = self.client.control_channel.get_msg(
+                timeout=max(0.1, deadline - time.monotonic())
+            )
+            if reply["parent_header"].get("msg_id") == msg["header"]["msg_id"]:
+                return str(reply["content"]["subshell_id"])
 
     def comm_messages(self, comm_id: str, timeout: float = 10.0, count: int = 1) -> list[Any]:
         """Wait for ``count`` messages the kernel sends on ``comm_id``."""
         found: list[Any] = []
         deadline = time.monotonic() + timeout
-        while len(found) < count:
+        kept: list[dict[str, Any]] = []
+        try:
+            while len(found) < count:
+                msg = self._next_iopub(deadline, f"only {len(found)} of {count} comm messages")
+                if msg["msg_type"] == "comm_msg" and msg["content"]["comm_id"] == comm_id:
+                    found.append(msg["content"]["data"])
+                else:
+                    kept.append(msg)
+        finally:
+            self._stash[:0] = kept
+        return found
+
+    def widget_messages(
+        self, model_id: str, until: Callable[[dict[str, Any]], bool], timeout: float = 30.0
+    ) -> list[dict[str, Any]]:
+        """The custom messages a widget sends, up to and including the first ``until`` accepts;
+        messages of other comms are kept for later calls."""
+        found: list[dict[str, Any]] = []
+        deadline = time.monotonic() + timeout
+        kept: list[dict[str, Any]] = []
+        try:
+            while True:
+                msg = self._next_iopub(deadline, f"widget {model_id} sent {len(found)} messages")
+                content = msg["content"]
+                data = content.get("data", {}) if msg["msg_type"] == "comm_msg" else {}
+                if content.get("comm_id") != model_id or data.get("method") != "custom":
+                    kept.append(msg)
+                    continue
+                found.append(data["content"])
+                if until(data["content"]):
+                    return found
+        finally:
+            self._stash[:0] = kept
+
+    def send_widget_message(
+        self, model_id: str, content: Mapping[str, Any], subshell_id: str | None = None
+    ) -> str:
+        """A widget's custom message, as the frontend's ``model.send(content)`` sends it."""
+        data = {"method": "custom", "content": dict(content)}
+        return self.send_comm("comm_msg", {"comm_id": model_id, "data": data}, subshell_id)
+
+    def _next_iopub(self, deadline: float, what: str) -> dict[str, Any]:
+        if self._stash:
+            return self._stash.pop(0)
+        while True:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
-                raise TimeoutError(f"only {len(found)} of {count} comm messages on {comm_id}")
+                raise TimeoutError(f"{what} before the deadline")
             try:
-                msg = self.client.get_iopub_msg(timeout=remaining)
+                msg: dict[str, Any] = self.client.get_iopub_msg(timeout=remaining)
             except queue.Empty:
                 continue
-            if msg["msg_type"] == "comm_msg" and msg["content"]["comm_id"] == comm_id:
-                found.append(msg["content"]["data"])
-        return found
+            return msg
 
     def _collect(self, msg_id: str, timeout: float) -> ExecResult:
         deadline = time.monotonic() + timeout
@@ -92,16 +164,17 @@ class KernelHarness:
                 raise TimeoutError(f"kernel did not finish executing within {timeout} s")
             msg = self.client.get_iopub_msg(timeout=remaining)
             if msg["parent_header"].get("msg_id") != msg_id:
+                self._stash.append(msg)
                 continue
             kind = msg["msg_type"]
             if kind == "status" and msg["content"]["execution_state"] == "idle":
                 break
             if kind.startswith("comm_"):
                 result.comm_msgs.append(msg)
+                self._stash.append(msg)  # a widget's messages stay readable by widget_messages
             elif kind not in ("status", "execute_input"):
                 result.outputs.append(msg)
-        # skip replies to other requests (wait_for_ready may leave a late kernel_info_reply)
-        while True:
+        while True:  # skip replies to earlier requests (kernel_info from wait_for_ready)
             reply = self.client.get_shell_msg(timeout=max(1.0, deadline - time.monotonic()))
             if reply["parent_header"].get("msg_id") == msg_id:
                 break
@@ -126,3 +199,25 @@ def running_kernel(
         harness.client.stop_channels()
         manager.shutdown_kernel(now=True)
         manager.cleanup_resources()
+
+
+def widget_id(result: ExecResult) -> str:
+    """The model id (= comm id) of the one widget a cell displayed."""
+    views = [
+        out["content"]["data"][WIDGET_MIME]["model_id"]
+        for out in result.outputs
+        if out["msg_type"] == "display_data" and WIDGET_MIME in out["content"]["data"]
+    ]
+    if len(views) != 1:
+        raise AssertionError(f"expected one widget, got {len(views)}: {result.text[:500]}")
+    return str(views[0])
+
+
+def events_of(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The events inside a turn widget's ``events`` messages, in order."""
+    return [e for m in messages if m.get("kind") == "events" for e in m["events"]]
+
+
+def has_event(kind: str) -> Callable[[dict[str, Any]], bool]:
+    """For ``widget_messages(until=...)``: a message carrying an event of ``kind``."""
+    return lambda msg: any(e["kind"] == kind for e in msg.get("events", ()))

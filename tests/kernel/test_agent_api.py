@@ -1,0 +1,38 @@
+"""``from zengine_jupyter import Agent``: a turn from a script, its text, status and files."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from zengine_jupyter import Agent, AgentResult
+from zengine_jupyter.engine import FixedApprovals
+from zengine_jupyter.testing import ProviderServer, Reply, ScriptedToolCall
+
+
+async def test_agent_runs_a_turn_and_reports_changed_files(
+    project: Path, zengine_home: Path
+) -> None:
+    async with ProviderServer() as server:
+        (zengine_home / "settings.toml").write_text(
+            f'[provider]\nkind = "anthropic"\nbase_url = "{server.base_url}"\n'
+            '[model]\nmain = "claude-sonnet-4-6"\n'
+        )
+        server.add(
+            Reply(tool_calls=(ScriptedToolCall("Read", {"path": "pipeline.py"}),)),
+            Reply(tool_calls=(ScriptedToolCall("Edit", {
+                "path": "pipeline.py", "old_string": "RATE = 1", "new_string": "RATE = 3"}),)),
+            Reply(text=("RATE is 3.",)),
+            Reply(tool_calls=(ScriptedToolCall("Write", {"path": "x.py", "content": "x"}),)),
+            Reply(text=("Not allowed.",)),
+        )  # fmt: skip
+        async with Agent(project, approvals=FixedApprovals(allow=True)) as agent:
+            result = await agent.run("Set RATE to 3")
+        assert isinstance(result, AgentResult)
+        assert (result.text, result.status, result.changed) == ("RATE is 3.", "completed",
+                                                                ["pipeline.py"])  # fmt: skip
+        assert (project / "pipeline.py").read_text().startswith("RATE = 3")
+
+        async with Agent(project) as strict:  # nobody to ask: what would ask is denied
+            denied = await strict.run("write x.py")
+        assert (denied.text, denied.changed) == ("Not allowed.", [])
+        assert not (project / "x.py").exists()

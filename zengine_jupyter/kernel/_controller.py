@@ -1,0 +1,259 @@
+"""One per kernel: the chats ``%%agent`` opened, the turns in flight and their widgets.
+
+A turn is a task on the kernel's running loop, owned here (so it is never garbage collected
+and ``%unload_ext`` can cancel it); the magic returns as soon as the task is scheduled. A
+blocking turn (``--wait``, or a cell run without a frontend, as nbclient and papermill do)
+runs the same task to its end with nest-asyncio2 (ipykernel 7's own fork, which does not lose
+the kernel's messages) and answers approvals by policy. ``%unload_ext`` cancels the turns and
+closes every chat the same way, waiting at most :data:`CLOSE_WAIT_S`. Nothing the engine
+raises reaches the cell: errors are shown in the turn's widget.
+
+Nothing heavy is imported here at module level: the engine, pydantic models and the widget
+stack load on the first ``%%agent``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import functools
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from zengine_jupyter.kernel._approvals import KernelApprovals
+from zengine_jupyter.kernel._status import current_status
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from IPython.core.interactiveshell import InteractiveShell
+
+    from zengine_jupyter.engine import Session, TurnOutcome
+    from zengine_jupyter.engine._extension import SessionExtension
+    from zengine_jupyter.kernel._widget import TurnWidget
+
+__all__ = ["CLOSE_WAIT_S", "CLOSING", "KernelController", "TurnRequest"]
+
+CLOSING: set[asyncio.Task[None]] = set()
+"""Chats still closing after ``%unload_ext`` (held so the tasks finish)."""
+CLOSE_WAIT_S = 15.0
+"""How long ``%unload_ext`` waits for turns and chats to close before it returns."""
+
+
+@dataclass(frozen=True)
+class TurnRequest:
+    """What one ``%%agent`` cell asks for."""
+
+    text: str
+    session_id: str | None = None
+    new: bool = False
+    mode: str | None = None
+    model: str | None = None
+    wait: bool = False
+    yes: bool = False
+
+
+@dataclass
+class _Chat:
+    session: Session
+    approvals: KernelApprovals
+
+
+@dataclass
+class KernelController:
+    """The engine side of one kernel's ``%%agent`` cells."""
+
+    shell: InteractiveShell
+    chats: dict[str, _Chat] = field(default_factory=dict)
+    current: str | None = None
+    """The chat ``%%agent`` continues without ``--session`` / ``--new``."""
+    tasks: set[asyncio.Task[Any]] = field(default_factory=set)
+    widgets: list[TurnWidget] = field(default_factory=list)
+    extensions: list[Callable[[], SessionExtension]] = field(default_factory=list)
+    """Extra session extensions for chats opened from now on (the kernel tool is always in)."""
+    _opening: asyncio.Lock | None = None
+
+    # ------------------------------------------------------------------ from the magics
+    def interactive(self) -> bool:
+        """False when no frontend can click: the request came with ``allow_stdin`` off, as
+        nbclient and papermill send it."""
+        kernel = getattr(self.shell, "kernel", None)
+        return kernel is None or bool(getattr(kernel, "_allow_stdin", True))
+
+    def start(self, request: TurnRequest) -> TurnWidget:
+        """Show a widget and schedule the turn on the kernel's loop; block only if asked."""
+        from IPython.display import display
+
+        from zengine_jupyter.kernel._widget import TurnWidget
+
+        loop = asyncio.get_running_loop()
+        blocking = request.wait or not self.interactive()
+        widget = TurnWidget(loop, prompt=request.text, interactive=not blocking)
+        self.widgets.append(widget)
+        display(widget)
+        policy = True if request.yes else (False if blocking else None)
+        task = loop.create_task(self._turn(request, widget, policy), name="zengine-agent-turn")
+        self.tasks.add(task)
+        task.add_done_callback(self.tasks.discard)
+        if blocking:
+            _run_to_end(loop, task)
+            display({"text/plain": _summary(widget)}, raw=True)
+        return widget
+
+    def close(self) -> None:
+        """``%unload_ext``: cancel turns, close widgets, close every chat (in the background)."""
+        tasks = list(self.tasks)
+        for task in tasks:
+            task.cancel()
+        for chat in self.chats.values():
+            chat.approvals.cancel_all()
+        for widget in self.widgets:
+            widget.handler = None
+            widget.close()
+        self.widgets.clear()
+        sessions = [chat.session for chat in self.chats.values()]
+        self.chats.clear()
+        self.current = None
+        if tasks or sessions:  # there was a turn, so the kernel's loop is running
+            loop = asyncio.get_running_loop()
+            closing = loop.create_task(_close_all(tasks, sessions), name="zengine-closing")
+            CLOSING.add(closing)
+            closing.add_done_callback(CLOSING.discard)
+            # wait (bounded) so that nothing of ours is left when the cell ends
+            _run_to_end(loop, loop.create_task(asyncio.wait({closing}, timeout=CLOSE_WAIT_S)))
+
+    # ------------------------------------------------------------------ on the loop
+    async def _turn(self, request: TurnRequest, widget: TurnWidget, policy: bool | None) -> None:
+        chat: _Chat | None = None
+        try:
+            chat = await self._chat(request)
+            widget.session_id = chat.session.id
+            widget.handler = functools.partial(self._on_request, chat)
+            chat.approvals.policy = policy
+            widget.status = "running"
+            outcome = await _submit(chat.session, request.text, widget)
+            widget.emit([_result(outcome, chat.session)])
+            widget.status = outcome.status
+        except asyncio.CancelledError:
+            widget.status = "interrupted"
+            raise
+        except Exception as exc:
+            hint = getattr(exc, "hint", None)
+            message = str(exc) or type(exc).__name__
+            cost = chat.session.meter.render() if chat is not None else ""
+            widget.emit([{"kind": "error", "message": message, "hint": hint},
+                         {"kind": "turn_result", "status": "failed", "reason": message,
+                          "text": "", "changed": [], "cost": cost}])  # fmt: skip
+            widget.status = "failed"
+        finally:
+            if chat is not None:
+                chat.approvals.policy = None
+
+    async def _chat(self, request: TurnRequest) -> _Chat:
+        """The chat this cell talks to: resumed, new, or the kernel's current one."""
+        if self._opening is None:
+            self._opening = asyncio.Lock()
+        async with self._opening:
+            wanted = request.session_id or (None if request.new else self.current)
+            chat = self.chats.get(wanted) if wanted else None
+            if chat is None:
+                chat = await self._open(request, wanted)
+                self.chats[chat.session.id] = chat
+            else:
+                for name, value in (("mode", request.mode), ("model", request.model)):
+                    if value:
+                        await chat.session.commands[name](chat.session, value)
+            self.current = chat.session.id
+            return chat
+
+    async def _open(self, request: TurnRequest, session_id: str | None) -> _Chat:
+        from zengine_jupyter.engine import Session, SessionOptions
+        from zengine_jupyter.kernel._namespace import NamespaceExtension
+
+        status = current_status()
+        approvals = KernelApprovals()
+        namespace = functools.partial(NamespaceExtension, lambda: self.shell.user_ns)
+        session = await Session.open(
+            SessionOptions(
+                project=status.project_root,
+                session_id=session_id,
+                approvals=approvals,
+                mode=request.mode,
+                model=request.model,
+                notebook=str(status.notebook) if status.notebook else None,
+                extensions=(namespace, *self.extensions),
+            )
+        )
+        return _Chat(session, approvals)
+
+    def _on_request(self, chat: _Chat, content: dict[str, Any]) -> dict[str, Any] | None:
+        """A view's request (on the loop's thread): None when done, else the error to show."""
+        from zengine_jupyter.protocol._events import ApprovalDecision
+
+        kind = content.get("kind")
+        if kind == "interrupt":
+            chat.session.interrupt()
+            return None
+        if kind == "approval_answer":
+            decision = ApprovalDecision.model_validate(content.get("decision"))
+            if chat.approvals.answer(str(content.get("request_id")), decision):
+                return None
+            return {"error": "this question was already answered or its turn has ended"}
+        return {"error": f"unknown request {kind!r}"}
+
+
+async def _submit(session: Session, text: str, widget: TurnWidget) -> TurnOutcome:
+    """Run the turn with the widget following the chat's events until it ends."""
+    sub = session.subscribe()
+    pump = asyncio.create_task(widget.pump(sub), name="zengine-agent-pump")
+    try:
+        return await session.submit(text)
+    finally:
+        sub.close()
+        with contextlib.suppress(Exception):
+            await asyncio.shield(pump)
+
+
+def _result(outcome: TurnOutcome, session: Session) -> dict[str, Any]:
+    changed = []
+    for path in dict.fromkeys(outcome.changed):
+        changed.append(session.ctx.display(path))
+    return {
+        "kind": "turn_result",
+        "status": outcome.status,
+        "reason": outcome.reason,
+        "text": outcome.text,
+        "changed": changed,
+        "cost": session.meter.render(),
+    }
+
+
+def _summary(widget: TurnWidget) -> str:
+    """The turn in plain text, for outputs nobody watched live (papermill, nbclient)."""
+    lines = []
+    for event in widget.kept:
+        if event.get("kind") == "error":
+            lines.append(f"error: {event['message']}")
+        elif event.get("kind") == "tool_call_denied":
+            lines.append(f"denied: {event['reason']}")
+        elif event.get("kind") == "turn_result":
+            changed = ", ".join(event["changed"]) or "no files"
+            lines.append(f"{event['text']}\n(turn {event['status']} · changed {changed} · "
+                         f"{event['cost']})")  # fmt: skip
+    return "\n".join(lines) or f"zengine: turn {widget.status}"
+
+
+def _run_to_end(loop: asyncio.AbstractEventLoop, task: asyncio.Task[Any]) -> None:
+    """Block the cell until ``task`` ends, the loop running underneath (nest-asyncio2)."""
+    import nest_asyncio2  # type: ignore[import-untyped]
+
+    nest_asyncio2.apply(loop)
+    with contextlib.suppress(asyncio.CancelledError, Exception):
+        loop.run_until_complete(task)
+
+
+async def _close_all(tasks: list[asyncio.Task[Any]], sessions: list[Session]) -> None:
+    await asyncio.gather(*tasks, return_exceptions=True)
+    for session in sessions:
+        with contextlib.suppress(Exception):
+            await session.aclose()

@@ -1,0 +1,237 @@
+// The %%agent turn widget (anywidget ESM). Wire: see _widget.py. Every message carries
+// v (WIRE) and kind; requests carry an id and get one reply with the same id.
+const WIRE = 1;
+const TIMEOUT_MS = 15000;
+
+function el(tag, cls, text) {
+  const node = document.createElement(tag);
+  if (cls) node.className = cls;
+  if (text !== undefined && text !== null) node.textContent = text;
+  return node;
+}
+
+function escapeHtml(text) {
+  return text.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]);
+}
+
+// A small, safe markdown subset: fenced code, headings, lists, inline code, bold, italic.
+function markdown(src) {
+  const out = [];
+  const parts = src.split(/```/);
+  parts.forEach((part, i) => {
+    if (i % 2 === 1) {
+      const body = part.replace(/^[^\n]*\n/, "");
+      out.push(`<pre><code>${escapeHtml(body)}</code></pre>`);
+      return;
+    }
+    for (const line of escapeHtml(part).split("\n")) {
+      let html = line
+        .replace(/`([^`]+)`/g, "<code>$1</code>")
+        .replace(/\*\*([^*]+)\*\*/g, "<b>$1</b>")
+        .replace(/(^|\s)\*([^*]+)\*/g, "$1<i>$2</i>");
+      const head = /^(#{1,6})\s+(.*)$/.exec(html);
+      if (head) html = `<h${head[1].length + 2}>${head[2]}</h${head[1].length + 2}>`;
+      else if (/^\s*[-*]\s+/.test(html)) html = `<li>${html.replace(/^\s*[-*]\s+/, "")}</li>`;
+      else html = html ? `<p>${html}</p>` : "";
+      out.push(html);
+    }
+  });
+  return out.join("");
+}
+
+function editDiff(args) {
+  if (typeof args.old_string === "string" && typeof args.new_string === "string") {
+    const minus = args.old_string.split("\n").map((l) => "-" + l);
+    const plus = args.new_string.split("\n").map((l) => "+" + l);
+    return [`--- ${args.path}`, `+++ ${args.path}`, ...minus, ...plus].join("\n");
+  }
+  if (typeof args.content === "string") return `+++ ${args.path}\n` + args.content.split("\n").map((l) => "+" + l).join("\n");
+  return null;
+}
+
+function render({ model, el: root }) {
+  const box = el("div", "zengine-turn");
+  const head = el("div", "zengine-head");
+  const state = el("span", "zengine-state", model.get("status"));
+  const stop = el("button", "zengine-interrupt", "Interrupt");
+  head.append(el("span", "zengine-title", "zengine"), state, stop);
+  const body = el("div", "zengine-body");
+  const foot = el("div", "zengine-foot");
+  box.append(head, body, foot);
+  root.append(box);
+
+  const waiting = new Map(); // request id -> {resolve, timer}
+  const cards = new Map(); // call id -> card element
+  let text = null; // the markdown block being streamed
+  let thinking = null;
+  let cost = "";
+  const dirty = new Set();
+  let seq = 0;
+
+  function request(kind, extra) {
+    const id = `w${Date.now().toString(36)}-${seq++}`;
+    model.send({ v: WIRE, kind, id, ...extra });
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        waiting.delete(id);
+        resolve({ ok: false, error: "the kernel did not answer in time (is it busy?)" });
+      }, TIMEOUT_MS);
+      waiting.set(id, { resolve, timer });
+    });
+  }
+
+  function line(cls, content) {
+    const node = el("div", cls, content);
+    body.append(node);
+    text = null;
+    thinking = null;
+    return node;
+  }
+
+  function card(event) {
+    const node = el("div", "zengine-card");
+    node.dataset.callId = event.call_id;
+    node.append(el("div", "zengine-card-title", `${event.tool} · ${event.summary}`));
+    const args = event.arguments || {};
+    if (typeof args.command === "string") node.append(el("pre", "zengine-command", args.command));
+    const diff = editDiff(args);
+    if (diff) node.append(el("pre", "zengine-diff", diff));
+    node.append(el("div", "zengine-card-state", "proposed"));
+    cards.set(event.call_id, node);
+    body.append(node);
+    text = null;
+    thinking = null;
+  }
+
+  function setCardState(callId, label, cls) {
+    const node = cards.get(callId);
+    if (!node) return;
+    const tag = node.querySelector(".zengine-card-state");
+    tag.textContent = label;
+    if (cls) tag.className = `zengine-card-state ${cls}`;
+  }
+
+  function approval(req) {
+    const node = el("div", "zengine-approval");
+    node.dataset.requestId = req.id;
+    node.append(el("div", "zengine-approval-title", `Allow ${req.tool}? ${req.summary}`));
+    node.append(el("div", "zengine-approval-reason", req.reason));
+    if (req.command) node.append(el("pre", "zengine-command", req.command));
+    if (req.diff) node.append(el("pre", "zengine-diff", req.diff));
+    const reason = el("input", "zengine-deny-reason");
+    reason.placeholder = "reason (optional, for Deny)";
+    const buttons = el("div", "zengine-buttons");
+    const answer = async (decision, label) => {
+      buttons.querySelectorAll("button").forEach((b) => (b.disabled = true));
+      const reply = await request("approval_answer", { request_id: req.id, decision });
+      if (reply.ok) node.replaceChildren(el("div", "zengine-answered", `${label}: ${req.summary}`));
+      else {
+        node.append(el("div", "zengine-error", reply.error));
+        buttons.querySelectorAll("button").forEach((b) => (b.disabled = false));
+      }
+    };
+    const once = el("button", "zengine-allow", "Allow once");
+    once.onclick = () => answer({ action: "allow_once" }, "Allowed once");
+    const always = el("button", "zengine-always", `Always allow ${req.suggested_rule}`);
+    always.onclick = () => answer({ action: "always_allow", rule: req.suggested_rule }, "Always allowed");
+    const deny = el("button", "zengine-deny", "Deny");
+    deny.onclick = () => answer({ action: "deny", message: reason.value || null }, "Denied");
+    buttons.append(once, always, deny, reason);
+    node.append(buttons);
+    body.append(node);
+    text = null;
+    thinking = null;
+  }
+
+  function show(event) {
+    switch (event.kind) {
+      case "text_streamed":
+        if (!text) { text = el("div", "zengine-text"); text.dataset.src = ""; body.append(text); thinking = null; }
+        text.dataset.src += event.text;
+        dirty.add(text); // rendered once per message, not once per delta
+        break;
+      case "thinking_streamed":
+        if (!thinking) {
+          thinking = el("details", "zengine-thinking");
+          thinking.append(el("summary", null, "Thinking"), el("pre"));
+          body.append(thinking);
+          text = null;
+        }
+        thinking.querySelector("pre").textContent += event.text;
+        break;
+      case "tool_call_proposed": card(event); break;
+      case "tool_call_approved": setCardState(event.call_id, `allowed (${event.by})`, "ok"); break;
+      case "tool_call_denied": setCardState(event.call_id, `denied: ${event.reason}`, "bad"); break;
+      case "tool_call_started": setCardState(event.call_id, "running", null); break;
+      case "tool_call_finished": {
+        setCardState(event.call_id, event.is_error ? "failed" : "done", event.is_error ? "bad" : "ok");
+        const node = cards.get(event.call_id) || body;
+        if (event.diff) node.append(el("pre", "zengine-diff", event.diff));
+        const result = el("details", "zengine-result");
+        result.append(el("summary", null, "Result"), el("pre", null, event.output));
+        node.append(result);
+        break;
+      }
+      case "approval_requested": approval(event.request); break;
+      case "provider_busy":
+        line("zengine-busy", `provider busy, retry ${event.attempt} in ${event.wait_s.toFixed(1)} s: ${event.message}`);
+        break;
+      case "notice": line("zengine-notice", `${event.topic}: ${event.text}`); break;
+      case "trust_required":
+        line("zengine-notice", `project settings withheld until you trust ${event.folder}: ${event.withheld.join(", ")}`);
+        break;
+      case "verification_changed": line(`zengine-badge zengine-badge-${event.badge}`, `${event.badge}: ${event.reason}`); break;
+      case "check_recorded": line("zengine-notice", `check ${event.check_id}: ${event.passed ? "passed" : "failed"} ${event.summary}`); break;
+      case "cost_updated":
+        cost = event.turn_usd === null ? "cost unknown" : `$${event.turn_usd.toFixed(4)}`;
+        break;
+      case "error": {
+        const node = line("zengine-error", event.message);
+        if (event.hint) node.append(el("div", "zengine-hint", event.hint));
+        break;
+      }
+      case "turn_ended":
+        foot.textContent = `turn ${event.status}${event.reason ? `: ${event.reason}` : ""}${cost ? ` · ${cost}` : ""}`;
+        break;
+      case "turn_result":
+        foot.textContent = `turn ${event.status}${event.reason ? `: ${event.reason}` : ""} · ${event.cost}` +
+          (event.changed.length ? ` · changed ${event.changed.join(", ")}` : "");
+        body.querySelectorAll(".zengine-approval button").forEach((b) => (b.disabled = true));
+        break;
+      case "resync": line("zengine-notice", "some events were skipped (the view fell behind)"); break;
+      default: break;
+    }
+  }
+
+  model.on("msg:custom", (msg) => {
+    if (!msg || msg.v !== WIRE) return;
+    if (msg.kind === "events") {
+      if (msg.replay) { body.replaceChildren(); cards.clear(); text = null; thinking = null; }
+      msg.events.forEach(show);
+      dirty.forEach((node) => (node.innerHTML = markdown(node.dataset.src)));
+      dirty.clear();
+    } else if (msg.kind === "reply" && waiting.has(msg.id)) {
+      const { resolve, timer } = waiting.get(msg.id);
+      clearTimeout(timer);
+      waiting.delete(msg.id);
+      resolve(msg);
+    }
+  });
+
+  const syncState = () => {
+    const status = model.get("status");
+    state.textContent = status;
+    stop.disabled = !["starting", "running"].includes(status) || !model.get("interactive");
+  };
+  model.on("change:status", syncState);
+  syncState();
+  stop.onclick = async () => {
+    stop.disabled = true;
+    const reply = await request("interrupt", {});
+    if (!reply.ok) line("zengine-error", reply.error);
+  };
+  request("replay", {});
+  return () => waiting.forEach(({ timer }) => clearTimeout(timer));
+}
+
+export default { render };
