@@ -103,7 +103,9 @@ def release_placeholders(held: Hold) -> None:
 
     try:
         with _owned_lock:
-            for item in held.owned:
+            # deepest first: a seed such as .git/commondir must go before its folder (.git),
+            # or the folder stays behind, empty, in the user's project
+            for item in sorted(held.owned, key=lambda i: len(i.path.parts), reverse=True):
                 _owned[item.path] -= 1
                 if _owned[item.path] > 0:
                     continue
