@@ -111,3 +111,18 @@ async def test_search_outside_git_walks_and_skips_tool_folders(ctx: ToolContext)
     (ctx.root / "a.js").write_text("needle")
     assert (await grep.call({"pattern": "needle"}, ctx)).content == "a.js"
     assert (await glob.call({"pattern": "**/*.{js,ts}"}, ctx)).content == "a.js"
+
+
+def test_opening_the_engine_does_not_import_nbformat() -> None:
+    """nbformat pulls in jsonschema (seconds): only a notebook call may import it."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, zengine_jupyter.engine; "
+        "print('nbformat' in sys.modules, 'jsonschema' in sys.modules)"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True
+    )
+    assert done.stdout.split() == ["False", "False"]

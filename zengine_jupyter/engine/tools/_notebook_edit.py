@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Literal
 
-import nbformat
 from pydantic import Field
 
 from zengine_jupyter.engine.tools._base import Tool, ToolContext, ToolInput, ToolOutput, in_thread
@@ -58,6 +57,8 @@ class NotebookEditTool(Tool[NotebookEditInput]):
 
 
 def _edit(path: Path, args: NotebookEditInput) -> tuple[str, str, str]:
+    import nbformat  # seconds to import (jsonschema): only when a notebook is edited
+
     before = path.read_text("utf-8")
     nb = load_notebook(path)
     if args.mode == "insert":
@@ -110,6 +111,8 @@ def _target(nb: Any, args: NotebookEditInput) -> int:
 
 
 def _new_cell(cell_type: str, source: str) -> Any:
+    import nbformat
+
     if cell_type == "markdown":
         return nbformat.v4.new_markdown_cell(source)
     if cell_type == "raw":

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-import nbformat
-
 from zengine_jupyter.protocol._errors import ToolError
 
 if TYPE_CHECKING:
@@ -17,7 +15,12 @@ _OUTPUT_CHARS = 2000
 
 
 def load_notebook(path: Path) -> Any:
-    """Read a notebook as nbformat v4; a broken file is a :class:`ToolError` naming it."""
+    """Read a notebook as nbformat v4; a broken file is a :class:`ToolError` naming it.
+
+    nbformat is imported here, not with the engine: through jsonschema it costs seconds,
+    which every chat would otherwise pay before its first turn."""
+    import nbformat
+
     try:
         return nbformat.read(path, as_version=4)
     except Exception as exc:  # nbformat raises many kinds for a damaged file
