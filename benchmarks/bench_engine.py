@@ -27,7 +27,6 @@ if TYPE_CHECKING:
     from collections.abc import Iterator
 
 _PIECES = tuple(f"w{i} " for i in range(2_500))
-LAST_P99: dict[str, float] = {}
 
 
 def _replies() -> list[Reply]:
@@ -115,9 +114,7 @@ def _measure(kind: str) -> float:
     with tempfile.TemporaryDirectory() as tmp:
         os.environ["ZENGINE_HOME"] = tmp
         runner = _engine if kind == "engine" else _bare
-        p99 = asyncio.run(runner(Path(tmp)))
-    LAST_P99[kind] = p99
-    return p99
+        return asyncio.run(runner(Path(tmp)))
 
 
 def benchmarks() -> list[Benchmark]:

@@ -46,7 +46,7 @@ if TYPE_CHECKING:
     ]
 
 _DECIDED_BY: dict[str, Literal["rule", "mode", "policy", "sandbox"]] = {
-    "rule": "rule", "mode": "mode", "outside": "mode", "read_only_bash": "policy",
+    "rule": "rule", "mode": "mode", "read_only_bash": "policy",
     "auto_allow": "sandbox",
 }  # fmt: skip
 
