@@ -62,6 +62,11 @@ def test_a_restarted_kernel_shows_the_history_and_answers_the_lists(
     said = [(r.role, r.text) for r in snapshot.records if isinstance(r, MessageRecord)]
     assert said == [("user", "say hello"), ("assistant", "Hello from the model.")]
 
+    missing = panel.request(SubscribeRequest(id="s2", session_id="20990101-000000-nosuch"))
+    assert not missing.ok
+    assert "no chat '20990101-000000-nosuch'" in (missing.error or "")
+    assert missing.hint
+
     sessions = panel.request(ListSessionsRequest(id="l1"))
     assert sessions.ok
     assert [m.id for m in sessions.sessions or []] == [sid]
