@@ -27,6 +27,7 @@ from zengine_jupyter.protocol import (
 from zengine_jupyter.testing import ProviderServer, ScriptedToolCall
 from zengine_jupyter.testing import Reply as Scripted
 from zengine_jupyter.testing.kernel import KernelHarness, widget_id
+from zengine_jupyter.testing.mcp_server import fixture_argv
 from zengine_jupyter.testing.panel import PanelClient, event_kinds, events
 
 pytestmark = pytest.mark.e2e
@@ -94,17 +95,32 @@ def test_a_restarted_kernel_shows_the_history_and_answers_the_lists(
     assert len(server.requests) == 1  # the commands and lists never asked the model
 
 
-def test_mcp_status_comes_from_the_chat(
-    kernel: KernelHarness, server: ProviderServer, zengine_home: Path
+@pytest.mark.slow
+def test_mcp_status_and_prompt_commands_come_from_the_chat(
+    kernel: KernelHarness, project: Path, server: ProviderServer, zengine_home: Path
 ) -> None:
+    argv = fixture_argv()
     settings = zengine_home / "settings.toml"
     settings.write_text(
-        settings.read_text() + '[mcp.servers.broken]\ncommand = "/nonexistent/mcp-server"\n'
+        settings.read_text()
+        + '[mcp.servers.broken]\ncommand = "/nonexistent/mcp-server"\n'
+        + f"[mcp.servers.fx]\ncommand = {json.dumps(argv[0])}\nargs = {json.dumps(argv[1:])}\n"
+    )
+    (project / ".z-engine" / "commands").mkdir(parents=True)
+    (project / ".z-engine" / "commands" / "summarise.md").write_text(
+        "---\ndescription: Summarise the pipeline\n---\nSummarise $ARGUMENTS\n"
     )
     panel = PanelClient(kernel)
     panel.open()
+    # no chat yet: the configured servers, not started; the built-ins and the command files
     before = panel.request(McpStatusRequest(id="m1"))
-    assert [(s.name, s.state) for s in before.servers or []] == [("broken", "stopped")]
+    assert [(s.name, s.state) for s in before.servers or []] == [
+        ("broken", "stopped"),
+        ("fx", "stopped"),
+    ]
+    listed = {c.name: c for c in panel.request(ListCommandsRequest(id="l1")).commands or []}
+    assert {"cost", "help", "rewind", "summarise"} <= set(listed)
+    assert listed["summarise"].description == "Summarise the pipeline"
 
     server.add(Scripted(text=("hi",)))
     assert panel.request(SubmitRequest(id="t1", text="hi")).ok
@@ -112,10 +128,24 @@ def test_mcp_status_comes_from_the_chat(
         lambda m: m.kind == "event" and m.event.kind == "notice" and m.event.topic == "mcp",
         timeout=60,
     )
-    after = panel.request(McpStatusRequest(id="m2"))
-    (status,) = after.servers or []
-    assert (status.name, status.state) == ("broken", "failed")
-    assert status.reason
+    after = {s.name: s for s in panel.request(McpStatusRequest(id="m2")).servers or []}
+    assert (after["fx"].state, after["broken"].state) == ("ready", "failed")
+    assert after["broken"].reason
+
+    listed = {c.name: c for c in panel.request(ListCommandsRequest(id="l2")).commands or []}
+    review = listed["mcp__fx__review"]
+    assert (review.description, review.argument_hint) == ("Ask for a code review.",
+                                                          "<code> [focus]")  # fmt: skip
+    assert listed["summarise"].description == "Summarise the pipeline"
+
+    # an MCP prompt command becomes a turn: the reply carries its id, the model gets the prompt
+    server.add(Scripted(text=("Looks fine.",)))
+    started = panel.request(CommandRequest(id="c1", name="mcp__fx__review", args="'x = 1'"))
+    assert started.ok, started
+    assert started.turn_id
+    panel.until_event("turn_ended")
+    assert "Please review this code:\\nx = 1" in json.dumps(server.requests[-1].json)
+    assert kernel.execute("%unload_ext zengine").status == "ok"
 
 
 def test_trust_from_the_panel_applies_the_project_settings(
