@@ -162,3 +162,13 @@ def test_agent_cell_turn_is_live_on_the_comm_and_either_view_answers(
     assert [e.by for e in approved] == ["user"]
     late = panel.request(answer.model_copy(update={"id": "a2", "request_id": request_id}))
     assert not late.ok
+
+    # the panel subscribed to the kernel's current chat: it follows `%%agent --new` there
+    sid = approved[0].session_id
+    server.add(Scripted(text=("A new chat.",)))
+    kernel.execute("%%agent --new\nstart over\n")
+    moved = panel.until_event("turn_ended")
+    assert isinstance(moved[0], Snapshot)
+    assert moved[0].id is None
+    assert moved[0].session_id not in ("", sid)
+    assert {e.session_id for e in events(moved)} == {moved[0].session_id}

@@ -155,10 +155,15 @@ async def answer_later(view: PanelComm, request: Any) -> Reply:
 async def _subscribe(view: PanelComm, request: Any) -> Reply:
     controller = view.controller
     if request.session_id:
-        chat: _Chat | None = await controller.open_chat(request.session_id)
+        following, view.follows_current = view.follows_current, False  # one snapshot, below
+        try:
+            chat: _Chat | None = await controller.open_chat(request.session_id)
+        finally:
+            view.follows_current = following  # (a failed subscribe changes nothing)
     else:
         chat = controller.current_chat()
-    view.follow(chat, request.id)  # the snapshot goes out before the reply, events after
+    # the snapshot goes out before the reply, events after
+    view.follow(chat, request.id, current=not request.session_id)
     return _ok(request.id)
 
 
