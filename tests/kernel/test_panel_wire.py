@@ -14,6 +14,7 @@ from zengine_jupyter.protocol import (
     ApprovalAnswer,
     ApprovalDecision,
     ApprovalRequested,
+    CommandRequest,
     EventMessage,
     MessageRecord,
     Reply,
@@ -133,6 +134,12 @@ def test_agent_cell_turn_is_live_on_the_comm_and_either_view_answers(
     assert not busy.ok
     assert "already running" in (busy.error or "")
     assert busy.hint
+    # commands that never start a turn run beside it, and refuse what a turn forbids
+    cost = panel.request(CommandRequest(id="c1", name="cost"))
+    assert (cost.text or "").startswith("cost so far:")
+    model = panel.request(CommandRequest(id="c2", name="model", args="claude-opus-4-1"))
+    assert not model.ok
+    assert "cannot change during a turn" in (model.error or "")
 
     # answered in the panel (over a subshell, as JupyterLab sends it): the cell's turn goes on
     panel.subshell = kernel.create_subshell()

@@ -168,6 +168,21 @@ class PanelComm:
             self.follow(chat, current=True)
 
     async def _forward(self, sub: Subscription, chat: _Chat) -> None:
+        from zengine_jupyter.protocol._events import EngineError
+        from zengine_jupyter.protocol._wire import EventMessage
+
+        try:
+            await self._pump_events(sub, chat)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # never a task error in the kernel's log: tell the panel
+            sub.close()
+            self.send(EventMessage(event=EngineError(
+                session_id=chat.session.id, message=f"the panel stopped following chat "
+                f"{chat.session.id}: {type(exc).__name__}: {exc}",
+                hint="reopen the panel or subscribe again")))  # fmt: skip
+
+    async def _pump_events(self, sub: Subscription, chat: _Chat) -> None:
         from zengine_jupyter.protocol._wire import EventMessage
 
         while (event := await sub.get()) is not None:

@@ -179,6 +179,13 @@ async def _command(view: PanelComm, request: Any) -> Reply:
     if name not in chat.session.commands:
         return _failed(request.id, f"there is no command /{name} in this chat",
                        hint="/help lists the commands")  # fmt: skip
+    from zengine_jupyter.engine._custom_commands import CustomCommand
+    from zengine_jupyter.kernel._slash import KNOWN
+
+    command = chat.session.commands[name]
+    if chat.session.busy and name in KNOWN and not isinstance(command, CustomCommand):
+        result = await command(chat.session, request.args)  # never a turn: runs beside one
+        return _ok(request.id, text=result.text)
     line = f"/{name} {request.args}".rstrip()
     turn_id, outcome = await view.controller.begin(chat, line)
     return _ok(request.id, turn_id=turn_id, text=outcome.text if outcome else None)
