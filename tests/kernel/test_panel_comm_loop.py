@@ -148,3 +148,11 @@ async def test_a_view_that_fell_behind_gets_a_fresh_snapshot(chat: _Chat) -> Non
     await asyncio.sleep(0.05)
     assert comm.sent == []
     assert not comm.closed  # the panel closed it: the kernel does not close it again
+
+    # a comm that opened just before %unload_ext closed the controller is closed at once
+    controller.chats.clear()  # the fixture closes the chat (no nested loop run here)
+    controller.close()
+    late_comm = FakeComm()
+    PanelComm(late_comm, controller).register()
+    assert late_comm.closed
+    assert not controller.views

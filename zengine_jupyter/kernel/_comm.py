@@ -57,7 +57,7 @@ def open_comm(comm: Any, open_msg: dict[str, Any]) -> None:
         with contextlib.suppress(Exception):
             comm.close()
         return
-    view.post(controller.views.add, view)
+    view.post(view.register)
 
 
 class PanelComm:
@@ -95,6 +95,13 @@ class PanelComm:
         self.post(self.detach)
 
     # ------------------------------------------------------------ on the loop
+    def register(self) -> None:
+        """Join the controller's views (closed at once if ``%unload_ext`` came first)."""
+        if self.controller.closed:
+            self.close()
+        else:
+            self.controller.views.add(self)
+
     def send(self, message: BaseModel) -> None:
         if self.closed:
             return
