@@ -13,7 +13,7 @@ from IPython.core.magic_arguments import argument, magic_arguments, parse_argstr
 from IPython.display import display
 
 from zengine_jupyter.kernel._controller import KernelController, TurnRequest
-from zengine_jupyter.kernel._status import current_status
+from zengine_jupyter.kernel._status_widget import StatusBoard
 
 if TYPE_CHECKING:
     from IPython.core.interactiveshell import InteractiveShell
@@ -31,11 +31,12 @@ class ZengineMagics(Magics):
     def __init__(self, shell: InteractiveShell) -> None:
         super().__init__(shell)
         self.controller = KernelController(shell)
+        self.status = StatusBoard(lambda: [c.session for c in self.controller.chats.values()])
 
     @line_magic
     def zengine(self, line: str) -> None:
-        """Show zengine's status: version, project root and data folder."""
-        display(current_status().mimebundle(), raw=True)
+        """Show zengine's status: project, trust (and what is withheld), model, sandbox, MCP."""
+        self.status.show(full=True)
 
     @magic_arguments()
     @argument("--session", metavar="ID", help="continue this chat")
