@@ -51,6 +51,8 @@ class TurnRequest:
     model: str | None = None
     wait: bool = False
     yes: bool = False
+    sent_note: str | None = None
+    """``--vars``: what was replaced in ``text`` (the widget then shows what was sent)."""
 
 
 @dataclass
@@ -88,7 +90,8 @@ class KernelController:
 
         loop = asyncio.get_running_loop()
         blocking = request.wait or not self.interactive()
-        widget = TurnWidget(loop, prompt=request.text, interactive=not blocking)
+        widget = TurnWidget(loop, prompt=request.text, interactive=not blocking,
+                            sent_note=request.sent_note or "")  # fmt: skip
         self.widgets.append(widget)
         display(widget)
         policy = True if request.yes else (False if blocking else None)

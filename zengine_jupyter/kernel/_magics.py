@@ -14,6 +14,7 @@ from IPython.display import display
 
 from zengine_jupyter.kernel._controller import KernelController, TurnRequest
 from zengine_jupyter.kernel._status_widget import StatusBoard
+from zengine_jupyter.kernel._vars import VARS_HELP
 
 if TYPE_CHECKING:
     from IPython.core.interactiveshell import InteractiveShell
@@ -45,6 +46,7 @@ class ZengineMagics(Magics):
     @argument("--model", metavar="M", help="the model for this chat from now on")
     @argument("--wait", action="store_true", help="block until the turn ends (no clicks)")
     @argument("--yes", action="store_true", help="allow what would ask, without asking")
+    @argument("--vars", action="store_true", help=VARS_HELP)
     @argument("text", nargs="*", help="line form: a slash command such as /cost")
     @line_cell_magic
     def agent(self, line: str, cell: str | None = None) -> None:
@@ -62,9 +64,22 @@ class ZengineMagics(Magics):
             display({"text/plain": "zengine: nothing to send (write the request in the cell)"},
                     raw=True)  # fmt: skip
             return
+        sent_note = None
+        if args.vars:
+            text, sent_note = self._substitute(text)
         request = TurnRequest(text=text, session_id=args.session, new=args.new, mode=args.mode,
-                              model=args.model, wait=args.wait, yes=args.yes)  # fmt: skip
+                              model=args.model, wait=args.wait, yes=args.yes,
+                              sent_note=sent_note)  # fmt: skip
         try:
             self.controller.start(request)
         except Exception as exc:  # never a traceback in the user's cell
             display({"text/plain": f"zengine: the turn could not start: {exc}"}, raw=True)
+
+    def _substitute(self, text: str) -> tuple[str, str]:
+        """``--vars``: the text with ``{name}`` replaced, and what was (not) replaced."""
+        from zengine_jupyter.kernel._vars import substitute
+
+        done = substitute(text, self.shell.user_ns if self.shell else {})
+        if done.unknown:
+            display({"text/plain": f"zengine --vars: {done.report()}"}, raw=True)
+        return done.text, done.report()

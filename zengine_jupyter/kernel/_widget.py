@@ -45,6 +45,8 @@ class TurnWidget(anywidget.AnyWidget):
     session_id = traitlets.Unicode("").tag(sync=True)
     status = traitlets.Unicode("starting").tag(sync=True)
     interactive = traitlets.Bool(True).tag(sync=True)
+    sent_note = traitlets.Unicode("").tag(sync=True)
+    """Set when ``%%agent --vars`` replaced ``{name}``s: the view shows ``prompt`` as sent."""
 
     def __init__(self, loop: asyncio.AbstractEventLoop, **traits: Any) -> None:
         super().__init__(**traits)

@@ -55,16 +55,26 @@ function render({ model, el: root }) {
   const state = el("span", "zengine-state", model.get("status"));
   const stop = el("button", "zengine-interrupt", "Interrupt");
   head.append(el("span", "zengine-title", "zengine"), state, stop);
+  const cost = el("span", "zengine-cost");
+  head.insertBefore(cost, stop);
+  const sent = el("div", "zengine-sent-box");
   const body = el("div", "zengine-body");
   const foot = el("div", "zengine-foot");
-  box.append(head, body, foot);
+  const footText = el("span", "zengine-foot-text");
+  const pill = el("details", "zengine-pill");
+  pill.hidden = true;
+  const pillLabel = el("summary", "zengine-pill-label");
+  const pillReason = el("div", "zengine-pill-reason");
+  const checkList = el("ul", "zengine-checks");
+  pill.append(pillLabel, pillReason, checkList);
+  foot.append(footText, pill);
+  box.append(head, sent, body, foot);
   root.append(box);
 
   const waiting = new Map(); // request id -> {resolve, timer}
   const cards = new Map(); // call id -> card element
   let text = null; // the markdown block being streamed
   let thinking = null;
-  let cost = "";
   const dirty = new Set();
   let seq = 0;
 
@@ -143,6 +153,42 @@ function render({ model, el: root }) {
     thinking = null;
   }
 
+  const BADGES = {
+    verified: "✓ Verified",
+    failed: "✗ Verification failed",
+    unverified: "! Unverified",
+    not_applicable: "– Nothing to verify",
+  };
+  const checks = new Map(); // check id -> its latest record
+
+  function badge(event) {
+    pill.hidden = false;
+    pill.className = `zengine-pill zengine-pill-${event.badge}`;
+    pill.dataset.badge = event.badge;
+    pillLabel.textContent = BADGES[event.badge] || event.badge;
+    if (checks.size) pillLabel.textContent += ` · ${checks.size} check${checks.size > 1 ? "s" : ""}`;
+    pillReason.textContent = event.reason;
+  }
+
+  function check(event) {
+    checks.set(event.check_id, event);
+    checkList.replaceChildren(...[...checks.values()].map((c) => {
+      const item = el("li", c.passed ? "passed" : "failed", `${c.passed ? "✓" : "✗"} ${c.check_id}: ${c.summary}`);
+      item.dataset.checkId = c.check_id;
+      return item;
+    }));
+    if (!pill.hidden) badge({ badge: pill.dataset.badge, reason: pillReason.textContent });
+  }
+
+  function showSent() {
+    const note = model.get("sent_note");
+    sent.replaceChildren();
+    if (!note) return;
+    const block = el("details", "zengine-sent");
+    block.append(el("summary", null, `sent to the model · ${note}`), el("pre", null, model.get("prompt")));
+    sent.append(block);
+  }
+
   function show(event) {
     switch (event.kind) {
       case "text_streamed":
@@ -180,10 +226,10 @@ function render({ model, el: root }) {
       case "trust_required":
         line("zengine-notice", `project settings withheld until you trust ${event.folder}: ${event.withheld.join(", ")}`);
         break;
-      case "verification_changed": line(`zengine-badge zengine-badge-${event.badge}`, `${event.badge}: ${event.reason}`); break;
-      case "check_recorded": line("zengine-notice", `check ${event.check_id}: ${event.passed ? "passed" : "failed"} ${event.summary}`); break;
+      case "verification_changed": badge(event); break;
+      case "check_recorded": check(event); break;
       case "cost_updated":
-        cost = event.turn_usd === null ? "cost unknown" : `$${event.turn_usd.toFixed(4)}`;
+        cost.textContent = event.turn_usd === null ? "cost unknown" : `$${event.turn_usd.toFixed(4)}`;
         break;
       case "error": {
         const node = line("zengine-error", event.message);
@@ -191,11 +237,12 @@ function render({ model, el: root }) {
         break;
       }
       case "turn_ended":
-        foot.textContent = `turn ${event.status}${event.reason ? `: ${event.reason}` : ""}${cost ? ` · ${cost}` : ""}`;
+        footText.textContent = `turn ${event.status}${event.reason ? `: ${event.reason}` : ""}`;
         break;
       case "turn_result":
-        foot.textContent = `turn ${event.status}${event.reason ? `: ${event.reason}` : ""} · ${event.cost}` +
+        footText.textContent = `turn ${event.status}${event.reason ? `: ${event.reason}` : ""}` +
           (event.changed.length ? ` · changed ${event.changed.join(", ")}` : "");
+        if (event.cost) cost.textContent = event.cost;
         body.querySelectorAll(".zengine-approval button").forEach((b) => (b.disabled = true));
         break;
       case "resync": line("zengine-notice", "some events were skipped (the view fell behind)"); break;
@@ -206,7 +253,10 @@ function render({ model, el: root }) {
   model.on("msg:custom", (msg) => {
     if (!msg || msg.v !== WIRE) return;
     if (msg.kind === "events") {
-      if (msg.replay) { body.replaceChildren(); cards.clear(); text = null; thinking = null; }
+      if (msg.replay) {
+        body.replaceChildren(); cards.clear(); checks.clear(); text = null; thinking = null;
+        pill.hidden = true; checkList.replaceChildren(); cost.textContent = ""; footText.textContent = "";
+      }
       msg.events.forEach(show);
       dirty.forEach((node) => (node.innerHTML = markdown(node.dataset.src)));
       dirty.clear();
@@ -221,10 +271,14 @@ function render({ model, el: root }) {
   const syncState = () => {
     const status = model.get("status");
     state.textContent = status;
-    stop.disabled = !["starting", "running"].includes(status) || !model.get("interactive");
+    const live = ["starting", "running"].includes(status) && model.get("interactive");
+    stop.hidden = !live; // no interrupt once the turn has ended (or nobody can click)
+    stop.disabled = !live;
   };
   model.on("change:status", syncState);
+  model.on("change:sent_note", showSent);
   syncState();
+  showSent();
   stop.onclick = async () => {
     stop.disabled = true;
     const reply = await request("interrupt", {});
