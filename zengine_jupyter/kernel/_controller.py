@@ -126,6 +126,11 @@ class KernelController:
             _run_to_end(loop, loop.create_task(asyncio.wait({closing}, timeout=CLOSE_WAIT_S)))
 
     # ------------------------------------------------------------------ on the loop
+    async def chat_session(self, session_id: str | None = None) -> Session:
+        """The chat a widget acts on (rewind): ``session_id``'s, opened if need be, else the
+        current one (a new one when there is none)."""
+        return (await self._chat(TurnRequest(text="", session_id=session_id))).session
+
     async def _turn(self, request: TurnRequest, widget: TurnWidget, policy: bool | None) -> None:
         chat: _Chat | None = None
         try:

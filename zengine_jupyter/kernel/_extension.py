@@ -51,6 +51,9 @@ def unload_ipython_extension(ipython: InteractiveShell) -> None:
     if reg is None:
         return
     reg.magics.status.close()
+    for widget in reg.magics.side_widgets:
+        widget.close()
+    reg.magics.side_widgets.clear()
     reg.magics.controller.close()
     manager = ipython.magics_manager
     for kind, name in MAGIC_NAMES:

@@ -6,7 +6,7 @@ output is a widget that follows it. Nothing heavy is imported until the first tu
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from IPython.core.magic import Magics, line_cell_magic, line_magic, magics_class
 from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
@@ -33,6 +33,8 @@ class ZengineMagics(Magics):
         super().__init__(shell)
         self.controller = KernelController(shell)
         self.status = StatusBoard(lambda: [c.session for c in self.controller.chats.values()])
+        self.side_widgets: list[Any] = []
+        """Widgets other than the turns' (rewind): closed by ``%unload_ext``."""
 
     @line_magic
     def zengine(self, line: str) -> None:
@@ -64,6 +66,8 @@ class ZengineMagics(Magics):
             display({"text/plain": "zengine: nothing to send (write the request in the cell)"},
                     raw=True)  # fmt: skip
             return
+        if cell is None and text.split() == ["/rewind"] and self._rewind_widget(args):
+            return
         sent_note = None
         if args.vars:
             text, sent_note = self._substitute(text)
@@ -83,3 +87,22 @@ class ZengineMagics(Magics):
         if done.unknown:
             display({"text/plain": f"zengine --vars: {done.report()}"}, raw=True)
         return done.text, done.report()
+
+    def _rewind_widget(self, args: Any) -> bool:
+        """``%agent /rewind``: the rewind widget; False where nobody can click (``--wait``, or
+        nbclient), so the text command answers instead."""
+        import asyncio
+
+        if args.wait or not self.controller.interactive():
+            return False
+        if args.session is None and self.controller.current is None:
+            display({"text/plain": "zengine: no chat in this kernel yet to rewind (run an "
+                     "%%agent cell first, or pass --session ID)"}, raw=True)  # fmt: skip
+            return True
+        from zengine_jupyter.kernel._rewind_widget import RewindWidget
+
+        loop = asyncio.get_running_loop()
+        widget = RewindWidget(loop, self.controller.chat_session(args.session))
+        self.side_widgets.append(widget)
+        display(widget)
+        return True
