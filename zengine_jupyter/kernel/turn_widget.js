@@ -73,6 +73,7 @@ function render({ model, el: root }) {
 
   const waiting = new Map(); // request id -> {resolve, timer}
   const cards = new Map(); // call id -> card element
+  const asks = new Map(); // call id -> approval prompt still waiting for a click
   let text = null; // the markdown block being streamed
   let thinking = null;
   const dirty = new Set();
@@ -124,6 +125,7 @@ function render({ model, el: root }) {
   function approval(req) {
     const node = el("div", "zengine-approval");
     node.dataset.requestId = req.id;
+    asks.set(req.call_id, node);
     node.append(el("div", "zengine-approval-title", `Allow ${req.tool}? ${req.summary}`));
     node.append(el("div", "zengine-approval-reason", req.reason));
     if (req.command) node.append(el("pre", "zengine-command", req.command));
@@ -134,7 +136,10 @@ function render({ model, el: root }) {
     const answer = async (decision, label) => {
       buttons.querySelectorAll("button").forEach((b) => (b.disabled = true));
       const reply = await request("approval_answer", { request_id: req.id, decision });
-      if (reply.ok) node.replaceChildren(el("div", "zengine-answered", `${label}: ${req.summary}`));
+      if (reply.ok) {
+        asks.delete(req.call_id);
+        node.replaceChildren(el("div", "zengine-answered", `${label}: ${req.summary}`));
+      }
       else {
         node.append(el("div", "zengine-error", reply.error));
         buttons.querySelectorAll("button").forEach((b) => (b.disabled = false));
@@ -189,6 +194,15 @@ function render({ model, el: root }) {
     sent.append(block);
   }
 
+  // a prompt answered without a click (--yes, a policy, a hook): say how, drop the buttons
+  function settled(callId, label) {
+    const node = asks.get(callId);
+    if (!node) return;
+    asks.delete(callId);
+    const title = node.querySelector(".zengine-approval-title");
+    node.replaceChildren(el("div", "zengine-answered", `${label}: ${title ? title.textContent : ""}`));
+  }
+
   function show(event) {
     switch (event.kind) {
       case "text_streamed":
@@ -206,13 +220,22 @@ function render({ model, el: root }) {
         thinking.querySelector("pre").textContent += event.text;
         break;
       case "tool_call_proposed": card(event); break;
-      case "tool_call_approved": setCardState(event.call_id, `allowed (${event.by})`, "ok"); break;
-      case "tool_call_denied": setCardState(event.call_id, `denied: ${event.reason}`, "bad"); break;
+      case "tool_call_approved":
+        setCardState(event.call_id, `allowed (${event.by})`, "ok");
+        settled(event.call_id, `Allowed (${event.by})`);
+        break;
+      case "tool_call_denied":
+        setCardState(event.call_id, `denied: ${event.reason}`, "bad");
+        settled(event.call_id, `Denied: ${event.reason}`);
+        break;
       case "tool_call_started": setCardState(event.call_id, "running", null); break;
       case "tool_call_finished": {
         setCardState(event.call_id, event.is_error ? "failed" : "done", event.is_error ? "bad" : "ok");
         const node = cards.get(event.call_id) || body;
-        if (event.diff) node.append(el("pre", "zengine-diff", event.diff));
+        if (event.diff) {
+          if (node !== body) node.querySelectorAll(".zengine-diff").forEach((d) => d.remove()); // the real diff replaces the proposed one
+          node.append(el("pre", "zengine-diff", event.diff));
+        }
         const result = el("details", "zengine-result");
         result.append(el("summary", null, "Result"), el("pre", null, event.output));
         node.append(result);
@@ -254,7 +277,7 @@ function render({ model, el: root }) {
     if (!msg || msg.v !== WIRE) return;
     if (msg.kind === "events") {
       if (msg.replay) {
-        body.replaceChildren(); cards.clear(); checks.clear(); text = null; thinking = null;
+        body.replaceChildren(); cards.clear(); asks.clear(); checks.clear(); text = null; thinking = null;
         pill.hidden = true; checkList.replaceChildren(); cost.textContent = ""; footText.textContent = "";
       }
       msg.events.forEach(show);
