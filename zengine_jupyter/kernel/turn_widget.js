@@ -247,7 +247,8 @@ function render({ model, el: root }) {
         break;
       case "notice": line("zengine-notice", `${event.topic}: ${event.text}`); break;
       case "trust_required":
-        line("zengine-notice", `project settings withheld until you trust ${event.folder}: ${event.withheld.join(", ")}`);
+        line("zengine-notice", `project settings withheld until you trust ${event.folder}: ${event.withheld.join(", ")} ` +
+          "(trust it from %zengine's status or with %agent /trust)");
         break;
       case "verification_changed": badge(event); break;
       case "check_recorded": check(event); break;
