@@ -1,6 +1,7 @@
 """The kernel's widgets in real JupyterLab (Debian Chromium): the status widget (an anywidget
 over a raw comm) with its trust banner and a click on "Trust", the turn widget's verification
-pill with Interrupt gone once the turn ended, and the rewind widget putting a file back.
+pill with its check behind it and Interrupt gone once the turn ended, and the rewind widget
+putting a file back.
 
 Screenshots go to .ci-artifacts/widgets/.
 """
@@ -58,6 +59,9 @@ def test_status_trust_badge_and_rewind_in_a_browser(
     (zengine_home / "settings.toml").write_text(
         f'[provider]\nkind = "anthropic"\nbase_url = "{server.base_url}"\n'
         '[model]\nmain = "claude-sonnet-4-6"\n'
+        '[verification]\nmode = "auto"\nauto_checks = ["unit"]\n'
+        '[[verification.checks]]\nid = "unit"\nkind = "test"\n'
+        'command = ["python3", "-c", "print(\'1 passed\')"]\n'
     )
     edit = {"path": "pipeline.py", "old_string": "RATE = 1", "new_string": "RATE = 2"}
     server.add(Reply(tool_calls=(ScriptedToolCall("Read", {"path": "pipeline.py"}),)),
@@ -77,8 +81,8 @@ def test_status_trust_badge_and_rewind_in_a_browser(
             with contextlib.suppress(PlaywrightTimeout):  # a "Select Kernel" dialog, sometimes
                 page.locator(".jp-Dialog .jp-mod-accept").click(timeout=5_000)
             page.get_by_text("Python 3 (ipykernel) | Idle").wait_for()
-            page.locator(".lm-MenuBar-itemLabel", has_text="Run").click()
-            page.locator(".lm-Menu-itemLabel").get_by_text("Run All Cells", exact=True).click()
+            page.locator(".jp-Cell").nth(0).locator(".jp-InputPrompt").click()
+            page.keyboard.press("Shift+Enter")
 
             # the status widget renders through anywidget's frontend, details on request
             # (the zengine panel loads the extension silently first: %zengine shows the status)
@@ -86,34 +90,46 @@ def test_status_trust_badge_and_rewind_in_a_browser(
             banner.wait_for()
             assert "Trust this workspace?" in banner.inner_text()
             assert "permissions.allow (project)" in banner.inner_text()
-            # the turn: verification pill at its end, no Interrupt once it ended
-            pill = page.locator(".zengine-turn .zengine-pill")
-            pill.wait_for()
-            assert pill.get_attribute("data-badge") == "unverified"
-            assert page.locator(".zengine-turn .zengine-interrupt").is_hidden()
-            assert "RATE is 2 now." in page.locator(".zengine-turn .zengine-text").inner_text()
-            # --yes answered the approval: the prompt says so, without buttons
-            answered = page.locator(".zengine-turn .zengine-approval .zengine-answered")
-            assert answered.inner_text().startswith("Allowed (user)")
-            assert page.locator(".zengine-turn .zengine-approval button").count() == 0
-            assert (root / "pipeline.py").read_text() == "RATE = 2\n"
-            # the rewind widget lists the message
-            point = page.locator(".zengine-rewind .zengine-rewind-point")
-            point.wait_for()
-            _shot(page, "1-status-turn-rewind")
-
+            assert "not trusted" in page.locator(".zengine-status").inner_text()
+            _shot(page, "1-status-banner")
             banner.locator("button", has_text="Trust").click()
             page.locator(".zengine-status-row.ok >> text=trusted").first.wait_for()
             assert banner.count() == 0
             trusted = json.loads((zengine_home / "trust.json").read_text())
             assert [f["path"] for f in trusted["folders"]] == [str(root.resolve())]
 
+            page.locator(".jp-Cell").nth(1).locator(".jp-InputPrompt").click()
+            page.locator(".lm-MenuBar-itemLabel", has_text="Run").click()
+            below = "Run Selected Cell and All Below"
+            page.locator(".lm-Menu-itemLabel").get_by_text(below, exact=True).click()
+            # the turn: the verification pill at its end with the check behind it
+            pill = page.locator(".zengine-turn .zengine-pill")
+            pill.wait_for()
+            assert pill.get_attribute("data-badge") == "verified"
+            assert pill.locator("summary").inner_text() == "✓ Verified · 1 check"
+            pill.locator("summary").click()
+            check = pill.locator(".zengine-checks li.passed")
+            assert check.inner_text().startswith("✓ unit: ")
+            # no Interrupt once the turn ended; the cost is shown
+            assert page.locator(".zengine-turn .zengine-interrupt").is_hidden()
+            assert page.locator(".zengine-turn .zengine-cost").inner_text().startswith("$")
+            assert "RATE is 2 now." in page.locator(".zengine-turn .zengine-text").inner_text()
+            # --yes answered the approval: the prompt says so, without buttons
+            answered = page.locator(".zengine-turn .zengine-approval .zengine-answered")
+            assert answered.inner_text().startswith("Allowed (user)")
+            assert page.locator(".zengine-turn .zengine-approval button").count() == 0
+            assert (root / "pipeline.py").read_text() == "RATE = 2\n"
+
+            # the rewind widget lists the message; "Restore code" puts the file back
+            point = page.locator(".zengine-rewind .zengine-rewind-point")
+            point.wait_for()
+            _shot(page, "2-turn-and-rewind")
             point.locator("button", has_text="Restore code").click()
             result = page.locator(".zengine-rewind .zengine-rewind-result")
             result.wait_for()
             assert "restored pipeline.py" in result.inner_text()
             assert (root / "pipeline.py").read_text() == "RATE = 1\n"
-            _shot(page, "2-trusted-and-rewound")
+            _shot(page, "3-rewound")
         except Exception:
             _shot(page, "failure")
             (ARTIFACTS / "failure-console.txt").write_text("\n".join(console))
