@@ -142,3 +142,38 @@ def test_unknown_and_wrong_version_requests_get_an_error_reply(kernel: KernelHar
     assert _reply(kernel, model_id, "b") == {"v": 1, "kind": "reply", "id": "b", "ok": False,
                                              "error": "unknown request 'launch'"}  # fmt: skip
     assert kernel.execute("1 + 1").status == "ok"
+
+
+def test_trust_during_a_turn_reloads_the_chat_when_the_turn_ends(
+    kernel: KernelHarness, project: Path, server: ProviderServer
+) -> None:
+    (project / ".z-engine").mkdir()
+    (project / ".z-engine" / "settings.toml").write_text('[permissions]\nallow = ["Bash(ls)"]\n')
+    server.add(Reply(tool_calls=(ScriptedToolCall("Bash", {"command": "echo hi"}),)),
+               Reply(text=("done",)))  # fmt: skip
+    turn = kernel.execute("%%agent\nrun echo hi\n")
+    turn_id = widget_id(turn)
+    asked = kernel.widget_messages(turn_id, has_event("approval_requested"))
+    (request,) = [e["request"] for e in events_of(asked) if e["kind"] == "approval_requested"]
+
+    # the turn waits for a click: trusting now answers at once, the chat reloads later
+    status_id = widget_id(kernel.execute("%zengine"))
+    kernel.send_widget_message(status_id, {"v": 1, "kind": "trust_answer", "id": "t",
+                                           "trust": True})  # fmt: skip
+    assert _reply(kernel, status_id, "t")["ok"] is True
+    assert _board(kernel)["trusted"] == [False]  # the model cannot change during a turn
+
+    kernel.send_widget_message(turn_id, {"v": 1, "kind": "approval_answer", "id": "a",
+                                         "request_id": request["id"],
+                                         "decision": {"action": "allow_once"}})  # fmt: skip
+    kernel.widget_messages(turn_id, has_event("turn_result"))
+    reloaded = kernel.execute(
+        "import asyncio\nfrom zengine_jupyter.kernel import controller_for\n"
+        "_c = controller_for(get_ipython())\n"
+        "for _ in range(100):\n"
+        "    if all(c.session.settings.trusted for c in _c.chats.values()):\n"
+        "        break\n"
+        "    await asyncio.sleep(0.05)\n"
+        "print([c.session.settings.trusted for c in _c.chats.values()])\n"
+    )
+    assert reloaded.text.strip() == "[True]"
