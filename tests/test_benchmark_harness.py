@@ -102,3 +102,34 @@ def test_every_real_benchmark_module_is_discovered_and_well_formed() -> None:
     )
     assert done.returncode == 2
     assert "load_ext" in done.stderr
+
+
+def test_an_absolute_ceiling_and_a_unit_show_in_the_limit_column() -> None:
+    rows = [
+        Row("time", 0.016, 0.7, 0.5, max_ours=0.3),
+        Row("slow", 0.4, 1.0, 0.5, max_ours=0.3),
+        Row("rss", 0.8 * 2**20, 52 * 2**20, 0.5, unit="bytes"),
+    ]
+    assert [r.ok for r in rows] == [True, False, True]
+    lines = render(rows).splitlines()
+    assert lines[1].endswith("<= 0.5 ok, ours <= 300.0 ms ok")
+    assert lines[2].endswith("<= 0.5 ok, ours <= 300.0 ms OVER")  # within the ratio, not the cap
+    assert "0.8 MiB" in lines[3]
+    assert "52.0 MiB" in lines[3]
+
+
+def test_runs_measure_once_for_every_row_that_reads_them() -> None:
+    from benchmarks._runs import Runs
+
+    made: list[int] = []
+
+    def run() -> dict[str, float]:
+        made.append(len(made))
+        return {"s": float(len(made)), "bytes": 10.0 * len(made)}
+
+    runs, base = Runs(run), Runs(lambda: {"s": 1.0, "bytes": 1.0})
+    time_row = measure(Benchmark("t", runs.sample("s"), base.sample("s"), repeat=3))
+    rss_row = measure(Benchmark("m", runs.sample("bytes"), base.sample("bytes"), repeat=3))
+    again = measure(Benchmark("t2", runs.sample("s", "again"), base.sample("s", "x"), repeat=3))
+    assert made == [0, 1, 2, 3]  # one warm-up and three runs, shared by the three rows
+    assert (time_row.ours_s, rss_row.ours_s, again.ours_s) == (3.0, 30.0, 3.0)
