@@ -9,7 +9,7 @@ pinned to the versions ``.venv`` has. Both sides are then measured in the same e
 a fresh kernel each time, so only the extension differs. A stamp file remembers what was
 installed; a change of requirements (or of pyproject.toml) rebuilds it. When it cannot be
 created (no network, no pip), :func:`anchor_python` returns the reason and the rows that need it
-are skipped with that message.
+are skipped with that message. ``ZENGINE_ANCHOR_VENV`` puts it elsewhere (e.g. a CI cache).
 """
 
 from __future__ import annotations
@@ -35,10 +35,9 @@ from zengine_jupyter.testing.kernel import KernelHarness
 if TYPE_CHECKING:
     from collections.abc import Iterator
 
-__all__ = ["ANCHOR_REQUIREMENT", "ANCHOR_VENV", "anchor_python", "load_ext_figures"]
+__all__ = ["ANCHOR_REQUIREMENT", "anchor_python", "anchor_venv", "load_ext_figures"]
 
 REPO = Path(__file__).resolve().parents[1]
-ANCHOR_VENV = REPO / ".venv-anchor"
 ANCHOR_REQUIREMENT = "jupyter-ai-magics==2.31.7"
 _STAMP = ".zengine-anchor"
 _INSTALL_TIMEOUT_S = 900
@@ -72,18 +71,24 @@ def _wanted_stamp() -> str:
     return json.dumps({"requirements": _requirements(), "pyproject": pyproject})
 
 
+def anchor_venv() -> Path:
+    """Where the anchor's environment lives: ``$ZENGINE_ANCHOR_VENV`` or ``.venv-anchor``."""
+    return Path(os.environ.get("ZENGINE_ANCHOR_VENV") or REPO / ".venv-anchor")
+
+
 def anchor_python() -> tuple[Path | None, str]:
     """The anchor venv's interpreter (created if needed), or None and why it cannot be had."""
-    python = ANCHOR_VENV / "bin" / "python"
-    stamp = ANCHOR_VENV / _STAMP
+    venv = anchor_venv()
+    python = venv / "bin" / "python"
+    stamp = venv / _STAMP
     wanted = _wanted_stamp()
     if python.exists() and stamp.exists() and stamp.read_text() == wanted:
         return python, "cached"
-    shutil.rmtree(ANCHOR_VENV, ignore_errors=True)
+    shutil.rmtree(venv, ignore_errors=True)
     base = getattr(sys, "_base_executable", sys.executable)
-    sys.stderr.write(f"creating {ANCHOR_VENV.name} ({ANCHOR_REQUIREMENT}; a few minutes, once)\n")
+    sys.stderr.write(f"creating {venv} ({ANCHOR_REQUIREMENT}; a few minutes, once)\n")
     steps = (
-        [base, "-m", "venv", str(ANCHOR_VENV)],
+        [base, "-m", "venv", str(venv)],
         [str(python), "-m", "pip", "install", "-q", "--disable-pip-version-check",
          *_requirements()],
     )  # fmt: skip
@@ -92,11 +97,13 @@ def anchor_python() -> tuple[Path | None, str]:
             subprocess.run(argv, check=True, capture_output=True, text=True,
                            timeout=_INSTALL_TIMEOUT_S, cwd=REPO)  # fmt: skip
         except (OSError, subprocess.SubprocessError) as exc:
-            shutil.rmtree(ANCHOR_VENV, ignore_errors=True)
+            shutil.rmtree(venv, ignore_errors=True)
             output = getattr(exc, "stderr", None) or str(exc)
-            last = [ln for ln in output.splitlines() if not ln.startswith("WARNING:")][-3:]
+            lines = [ln.strip() for ln in output.splitlines() if ln.strip()]
+            errors = [ln for ln in lines if ln.startswith("ERROR:")]
+            last = (errors or [ln for ln in lines if not ln.startswith("WARNING:")])[-2:]
             return None, (
-                f"could not create {ANCHOR_VENV.name} ({' '.join(argv[:4])} ...: "
+                f"could not create {venv} ({' '.join(argv[:4])} ...: "
                 f"{' | '.join(last)}); it needs PyPI once, then it is cached"
             )
     stamp.write_text(wanted)

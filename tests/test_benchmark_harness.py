@@ -133,3 +133,27 @@ def test_runs_measure_once_for_every_row_that_reads_them() -> None:
     again = measure(Benchmark("t2", runs.sample("s", "again"), base.sample("s", "x"), repeat=3))
     assert made == [0, 1, 2, 3]  # one warm-up and three runs, shared by the three rows
     assert (time_row.ours_s, rss_row.ours_s, again.ours_s) == (3.0, 30.0, 3.0)
+
+
+@pytest.mark.slow
+def test_the_anchor_rows_skip_with_the_reason_when_pypi_cannot_be_reached(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from benchmarks.bench_load_ext import _anchor_rows
+
+    venv = tmp_path / "anchor"
+    monkeypatch.setenv("ZENGINE_ANCHOR_VENV", str(venv))
+    dead = "http://127.0.0.1:9/simple"  # nothing listens on the discard port
+    for name, value in (
+        ("PIP_INDEX_URL", dead),
+        ("PIP_EXTRA_INDEX_URL", dead),
+        ("PIP_FIND_LINKS", str(tmp_path / "none")),
+        ("PIP_RETRIES", "0"),
+    ):
+        monkeypatch.setenv(name, value)  # fmt: skip
+    assert _anchor_rows() == []
+    err = capsys.readouterr().err
+    assert f"skipped: %load_ext zengine vs jupyter_ai_magics: could not create {venv}" in err
+    assert "No matching distribution" in err
+    assert "it needs PyPI once" in err
+    assert not venv.exists()  # no half-made environment is left to be taken for a cached one
