@@ -84,6 +84,8 @@ def anchor_python() -> tuple[Path | None, str]:
     wanted = _wanted_stamp()
     if python.exists() and stamp.exists() and stamp.read_text() == wanted:
         return python, "cached"
+    if venv.exists() and any(venv.iterdir()) and not (venv / "pyvenv.cfg").exists():
+        return None, f"{venv} exists and is not a virtual environment: not replacing it"
     shutil.rmtree(venv, ignore_errors=True)
     base = getattr(sys, "_base_executable", sys.executable)
     sys.stderr.write(f"creating {venv} ({ANCHOR_REQUIREMENT}; a few minutes, once)\n")

@@ -157,3 +157,16 @@ def test_the_anchor_rows_skip_with_the_reason_when_pypi_cannot_be_reached(
     assert "No matching distribution" in err
     assert "it needs PyPI once" in err
     assert not venv.exists()  # no half-made environment is left to be taken for a cached one
+
+
+def test_the_anchor_never_replaces_a_folder_that_is_not_a_venv(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from benchmarks._anchor import anchor_python
+
+    (tmp_path / "notes.txt").write_text("mine")
+    monkeypatch.setenv("ZENGINE_ANCHOR_VENV", str(tmp_path))
+    python, why = anchor_python()
+    assert python is None
+    assert why == f"{tmp_path} exists and is not a virtual environment: not replacing it"
+    assert (tmp_path / "notes.txt").read_text() == "mine"
