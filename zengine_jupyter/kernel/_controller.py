@@ -25,6 +25,7 @@ from zengine_jupyter.kernel._status import current_status
 
 if TYPE_CHECKING:
     from collections.abc import Callable
+    from pathlib import Path
 
     from IPython.core.interactiveshell import InteractiveShell
 
@@ -51,6 +52,8 @@ class TurnRequest:
     model: str | None = None
     wait: bool = False
     yes: bool = False
+    project: str | None = None
+    """``--project DIR``: the chat works on DIR (default: the notebook's project)."""
 
 
 @dataclass
@@ -156,6 +159,8 @@ class KernelController:
         async with self._opening:
             wanted = request.session_id or (None if request.new else self.current)
             chat = self.chats.get(wanted) if wanted else None
+            if chat is not None and not request.session_id and not _same_root(request, chat):
+                chat, wanted = None, None  # --project names another folder: a new chat
             if chat is None:
                 chat = await self._open(request, wanted)
                 self.chats[chat.session.id] = chat
@@ -175,7 +180,7 @@ class KernelController:
         namespace = functools.partial(NamespaceExtension, lambda: self.shell.user_ns)
         session = await Session.open(
             SessionOptions(
-                project=status.project_root,
+                project=_project_of(request) or status.project_root,
                 session_id=session_id,
                 approvals=approvals,
                 mode=request.mode,
@@ -200,6 +205,17 @@ class KernelController:
                 return None
             return {"error": "this question was already answered or its turn has ended"}
         return {"error": f"unknown request {kind!r}"}
+
+
+def _project_of(request: TurnRequest) -> Path | None:
+    from pathlib import Path
+
+    return Path(request.project).expanduser().resolve() if request.project else None
+
+
+def _same_root(request: TurnRequest, chat: _Chat) -> bool:
+    wanted = _project_of(request)
+    return wanted is None or wanted == chat.session.root
 
 
 async def _submit(session: Session, text: str, widget: TurnWidget) -> TurnOutcome:

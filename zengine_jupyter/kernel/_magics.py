@@ -44,6 +44,7 @@ class ZengineMagics(Magics):
     @argument("--model", metavar="M", help="the model for this chat from now on")
     @argument("--wait", action="store_true", help="block until the turn ends (no clicks)")
     @argument("--yes", action="store_true", help="allow what would ask, without asking")
+    @argument("--project", metavar="DIR", help="work on DIR (default: the notebook's project)")
     @argument("text", nargs="*", help="line form: a slash command such as /cost")
     @line_cell_magic
     def agent(self, line: str, cell: str | None = None) -> None:
@@ -62,7 +63,8 @@ class ZengineMagics(Magics):
                     raw=True)  # fmt: skip
             return
         request = TurnRequest(text=text, session_id=args.session, new=args.new, mode=args.mode,
-                              model=args.model, wait=args.wait, yes=args.yes)  # fmt: skip
+                              model=args.model, wait=args.wait, yes=args.yes,
+                              project=args.project)  # fmt: skip
         try:
             self.controller.start(request)
         except Exception as exc:  # never a traceback in the user's cell
