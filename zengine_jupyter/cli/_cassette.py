@@ -33,6 +33,7 @@ def add_cassette_commands(commands: argparse._SubParsersAction[argparse.Argument
     rec.add_argument("notebook", type=Path)
     rec.add_argument("--out", type=Path, help="default: cassettes/<notebook>.jsonl beside it")
     rec.add_argument("--timeout", type=int, default=600, help="seconds per cell (default 600)")
+    rec.add_argument("--note", default="", help="a note kept in the cassette's header")
     rec.set_defaults(handler=_record_command)
     show = actions.add_parser("show", help="list a cassette's steps")
     show.add_argument("cassette", type=Path)
@@ -51,7 +52,7 @@ def _live_configured() -> bool:
     return any(resolve_key(host) is not None for host in _LIVE_HOSTS)
 
 
-def record(notebook: Path, out: Path, *, timeout_s: int) -> tuple[bool, str]:
+def record(notebook: Path, out: Path, *, timeout_s: int, note: str = "") -> tuple[bool, str]:
     """Run ``notebook`` live, recording to ``out``; ``(ok, message)``."""
     from zengine_jupyter.verify.notebooks import run_notebook
 
@@ -91,7 +92,7 @@ def record(notebook: Path, out: Path, *, timeout_s: int) -> tuple[bool, str]:
         partial.unlink(missing_ok=True)
         return False, f"{problem}; {out} was left as it was"
     lines = partial.read_text(encoding="utf-8").splitlines()
-    named = header.model_copy(update={"notebook": notebook.name})
+    named = header.model_copy(update={"notebook": notebook.name, "note": note})
     lines[0] = named.model_dump_json()
     partial.write_text("\n".join(lines) + "\n", encoding="utf-8")
     partial.replace(out)
@@ -100,7 +101,7 @@ def record(notebook: Path, out: Path, *, timeout_s: int) -> tuple[bool, str]:
 
 def _record_command(args: argparse.Namespace) -> int:
     out = args.out or default_cassette(args.notebook)
-    ok, message = record(args.notebook, out, timeout_s=args.timeout)
+    ok, message = record(args.notebook, out, timeout_s=args.timeout, note=args.note)
     (sys.stdout if ok else sys.stderr).write(f"zengine: {message}\n")
     return 0 if ok else 1
 

@@ -1,0 +1,90 @@
+"""The scripted model behind the committed cassettes (notebooks/cassettes/*.jsonl).
+
+No real model is reachable where these were made, so each notebook's cassette is recorded
+from a live run against the local provider server (``ProviderServer``, OpenAI wire format)
+answering with these replies, in request order. ``scripts/record-cassettes`` re-records
+them; tests/notebooks/test_record.py checks that recording reproduces the committed ones.
+To record from a real model instead: ``zengine cassette record notebooks/NAME.ipynb`` with a
+key (or ZENGINE_BASE_URL) set.
+"""
+
+from __future__ import annotations
+
+from zengine_jupyter.testing import Reply, ScriptedToolCall
+
+__all__ = ["NOTE", "SCRIPTS"]
+
+NOTE = "scripted: recorded from the local provider server answering tests/notebooks/scripted.py"
+
+
+def _call(name: str, **arguments: object) -> ScriptedToolCall:
+    return ScriptedToolCall(name, arguments)
+
+
+_REGION_RETURN = "    return dict(sorted(totals.items(), key=lambda item: -item[1]))\n"
+_BY_PRODUCT = '''
+
+def revenue_by_product(rows: list[dict[str, object]]) -> dict[str, float]:
+    """Total revenue per product, largest first."""
+    totals: dict[str, float] = defaultdict(float)
+    for row in rows:
+        totals[str(row["product"])] += float(row["revenue"])  # type: ignore[arg-type]
+    return dict(sorted(totals.items(), key=lambda item: -item[1]))
+'''
+_LAST_ASSERT = '    assert list(totals) == ["south", "north", "east", "west"]\n'
+_PRODUCT_TEST = '''
+
+def test_revenue_by_product() -> None:
+    from pipeline import revenue_by_product
+
+    totals = revenue_by_product(clean(load()))
+    assert totals == {"gadget": 120.0, "widget": 107.5, "gizmo": 75.0}
+'''
+_ANALYSIS_CELL = (
+    "by_product = pipeline.revenue_by_product(rows)\n"
+    "for product, revenue in by_product.items():\n"
+    '    print(f"{product:<7} {revenue:8.2f}")'
+)
+
+DATA_PROJECT = [
+    Reply(
+        text=("I'll read the pipeline, its tests and the analysis notebook first.",),
+        tool_calls=(
+            _call("Read", path="pipeline.py"),
+            _call("Read", path="tests/test_pipeline.py"),
+            _call("Read", path="analysis.ipynb"),
+        ),
+    ),
+    Reply(
+        text=("Adding `revenue_by_product` next to `revenue_by_region`, with a test.",),
+        tool_calls=(
+            _call("Edit", path="pipeline.py", old_string=_REGION_RETURN,
+                  new_string=_REGION_RETURN + _BY_PRODUCT),
+            _call("Edit", path="tests/test_pipeline.py", old_string=_LAST_ASSERT,
+                  new_string=_LAST_ASSERT + _PRODUCT_TEST),
+        ),
+    ),  # fmt: skip
+    Reply(
+        text=("Showing it in the analysis notebook.",),
+        tool_calls=(
+            _call("NotebookEdit", path="analysis.ipynb", mode="insert", index=3,
+                  cell_type="code", source=_ANALYSIS_CELL),
+        ),
+    ),  # fmt: skip
+    Reply(
+        text=("Now the project's checks: the tests and the analysis notebook.",),
+        tool_calls=(_call("Verify"),),
+    ),
+    Reply(
+        text=(
+            "Done: `pipeline.revenue_by_product` totals revenue per product (gadget 120.00, "
+            "widget 107.50, gizmo 75.00), `tests/test_pipeline.py` tests it, and "
+            "`analysis.ipynb` prints it. Verify ran pytest (3 passed) and re-executed the "
+            "analysis notebook: both pass.",
+        ),
+    ),
+]
+
+SCRIPTS: dict[str, list[Reply]] = {
+    "data-project": DATA_PROJECT,
+}

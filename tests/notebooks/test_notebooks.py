@@ -1,0 +1,47 @@
+"""Every notebook runs top to bottom offline (cassette mode, no key, real kernel, a copy of
+notebooks/ in a temporary folder, its own ZENGINE_HOME), and does what it shows."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.notebooks.recording import NOTEBOOKS, copy_notebooks, environment, execute_notebook
+
+pytestmark = [pytest.mark.e2e, pytest.mark.slow]
+
+
+@pytest.fixture
+def copy(tmp_path: Path) -> Path:
+    return copy_notebooks(tmp_path / "notebooks")
+
+
+def _cell(texts: list[str], nb: Path, source_start: str) -> str:
+    import nbformat
+
+    cells = nbformat.read(nb, as_version=4).cells
+    for cell, text in zip(cells, texts, strict=True):
+        if cell.source.startswith(source_start):
+            return text
+    raise AssertionError(f"no cell starting with {source_start!r} in {nb.name}")
+
+
+def test_data_project_verified_then_rewound(copy: Path, tmp_path: Path) -> None:
+    project = copy / "data-project"
+    originals = {p: (NOTEBOOKS / "data-project" / p).read_bytes()
+                 for p in ("pipeline.py", "tests/test_pipeline.py", "analysis.ipynb")}  # fmt: skip
+    with environment():
+        texts = execute_notebook(copy / "data-project.ipynb", tmp_path / "kernel.log")
+    nb = copy / "data-project.ipynb"
+    turn = _cell(texts, nb, "%%agent")
+    assert "turn completed" in turn, turn
+    assert "changed pipeline.py, tests/test_pipeline.py, analysis.ipynb" in turn, turn
+    assert "badge verified" in _cell(texts, nb, "%agent /checks"), texts
+    assert "def revenue_by_product" in _cell(texts, nb, "source = ")
+    assert "restored" in _cell(texts, nb, "%agent /rewind 1").lower(), texts
+    for rel, content in originals.items():
+        assert (project / rel).read_bytes() == content, rel
+    print("\n---\n".join(texts))
+    logged = (tmp_path / "kernel.log").read_text()
+    assert "Traceback" not in logged, logged
