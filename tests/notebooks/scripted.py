@@ -32,14 +32,14 @@ def revenue_by_product(rows: list[dict[str, object]]) -> dict[str, float]:
     return dict(sorted(totals.items(), key=lambda item: -item[1]))
 '''
 _LAST_ASSERT = '    assert list(totals) == ["south", "north", "east", "west"]\n'
-_PRODUCT_TEST = '''
+_PRODUCT_TEST = """
 
 def test_revenue_by_product() -> None:
     from pipeline import revenue_by_product
 
     totals = revenue_by_product(clean(load()))
     assert totals == {"gadget": 120.0, "widget": 107.5, "gizmo": 75.0}
-'''
+"""
 _ANALYSIS_CELL = (
     "by_product = pipeline.revenue_by_product(rows)\n"
     "for product, revenue in by_product.items():\n"
@@ -58,19 +58,33 @@ DATA_PROJECT = [
     Reply(
         text=("Adding `revenue_by_product` next to `revenue_by_region`, with a test.",),
         tool_calls=(
-            _call("Edit", path="pipeline.py", old_string=_REGION_RETURN,
-                  new_string=_REGION_RETURN + _BY_PRODUCT),
-            _call("Edit", path="tests/test_pipeline.py", old_string=_LAST_ASSERT,
-                  new_string=_LAST_ASSERT + _PRODUCT_TEST),
+            _call(
+                "Edit",
+                path="pipeline.py",
+                old_string=_REGION_RETURN,
+                new_string=_REGION_RETURN + _BY_PRODUCT,
+            ),
+            _call(
+                "Edit",
+                path="tests/test_pipeline.py",
+                old_string=_LAST_ASSERT,
+                new_string=_LAST_ASSERT + _PRODUCT_TEST,
+            ),
         ),
-    ),  # fmt: skip
+    ),
     Reply(
         text=("Showing it in the analysis notebook.",),
         tool_calls=(
-            _call("NotebookEdit", path="analysis.ipynb", mode="insert", index=3,
-                  cell_type="code", source=_ANALYSIS_CELL),
+            _call(
+                "NotebookEdit",
+                path="analysis.ipynb",
+                mode="insert",
+                index=3,
+                cell_type="code",
+                source=_ANALYSIS_CELL,
+            ),
         ),
-    ),  # fmt: skip
+    ),
     Reply(
         text=("Now the project's checks: the tests and the analysis notebook.",),
         tool_calls=(_call("Verify"),),
@@ -85,6 +99,51 @@ DATA_PROJECT = [
     ),
 ]
 
+_GREET_RETURN = '    return f"Hello, {name}!"\n'
+_SHOUT = '''
+
+def shout(name: str) -> str:
+    """The greeting, in capitals."""
+    return greet(name).upper()
+'''
+_GREET_TEST = "from greet import greet\n\n\ndef test_greet() -> None:\n" + (
+    '    assert greet("Ada") == "Hello, Ada!"\n'
+)
+_SHOUT_TEST = _GREET_TEST.replace("import greet", "import greet, shout") + (
+    '\n\ndef test_shout() -> None:\n    assert shout("Ada") == "HELLO, ADA!"\n'
+)
+_EDIT_GREET = _call("Edit", path="greet.py", old_string=_GREET_RETURN,
+                    new_string=_GREET_RETURN + _SHOUT)  # fmt: skip
+
+QUICKSTART = [
+    Reply(text=("Let me look at greet.py first.",), tool_calls=(_call("Read", path="greet.py"),)),
+    Reply(text=("Adding `shout` below `greet`.",), tool_calls=(_EDIT_GREET,)),
+    Reply(
+        text=(
+            "I was not allowed to edit greet.py, so nothing changed. Allow the edit (or run "
+            "the cell with --yes) and I will add `shout`.",
+        ),
+    ),
+    Reply(
+        text=("Adding `shout`, and reading the tests to add one for it.",),
+        tool_calls=(_call("Read", path="tests/test_greet.py"), _EDIT_GREET),
+    ),
+    Reply(
+        tool_calls=(
+            _call(
+                "Edit", path="tests/test_greet.py", old_string=_GREET_TEST, new_string=_SHOUT_TEST
+            ),
+        ),
+    ),
+    Reply(
+        text=(
+            "Added `shout(name)` to greet.py (the greeting in capitals) and `test_shout` to "
+            "tests/test_greet.py. I have not run the tests.",
+        ),
+    ),
+]
+
 SCRIPTS: dict[str, list[Reply]] = {
+    "quickstart": QUICKSTART,
     "data-project": DATA_PROJECT,
 }

@@ -45,3 +45,21 @@ def test_data_project_verified_then_rewound(copy: Path, tmp_path: Path) -> None:
     print("\n---\n".join(texts))
     logged = (tmp_path / "kernel.log").read_text()
     assert "Traceback" not in logged, logged
+
+
+def test_quickstart_denial_edit_badge_rewind(copy: Path, tmp_path: Path) -> None:
+    original = (NOTEBOOKS / "greetings" / "greet.py").read_bytes()
+    nb = copy / "quickstart.ipynb"
+    with environment():
+        texts = execute_notebook(nb, tmp_path / "kernel.log")
+    print("\n---\n".join(texts))
+    assert "zengine " in texts[1]
+    denied = _cell(texts, nb, "%%agent --wait --project")
+    assert "denied: " in denied, denied
+    assert "changed no files" in denied, denied
+    allowed = _cell(texts, nb, "%%agent --wait --yes")
+    assert "changed greet.py, tests/test_greet.py" in allowed, allowed
+    assert "badge unverified" in _cell(texts, nb, "%agent /checks"), texts
+    assert "badge verified" in _cell(texts, nb, "%agent /verify"), texts
+    assert "restored greet.py" in _cell(texts, nb, "%agent /rewind 1"), texts
+    assert (copy / "greetings" / "greet.py").read_bytes() == original
