@@ -143,7 +143,56 @@ QUICKSTART = [
     ),
 ]
 
+_KM_RETURN = "    return km / KM_PER_MILE\n"
+_MILES_TO_KM = '''
+
+def miles_to_km(miles: float) -> float:
+    """Miles in kilometres."""
+    return miles * KM_PER_MILES
+'''
+
+INTEGRATIONS = [
+    Reply(
+        text=("Checking what the units server offers, and what convert.py has.",),
+        tool_calls=(
+            _call("mcp__units__list_units"),
+            _call("Read", path="convert.py"),
+            _call("LSP", operation="document_symbols", path="convert.py"),
+        ),
+    ),
+    Reply(
+        text=("Asking the server for the factor, then adding `miles_to_km`.",),
+        tool_calls=(
+            _call("mcp__units__convert", value=26.2, from_unit="mile", to_unit="km"),
+            _call(
+                "Edit",
+                path="convert.py",
+                old_string=_KM_RETURN,
+                new_string=_KM_RETURN + _MILES_TO_KM,
+            ),
+        ),
+    ),
+    Reply(
+        text=("The language server reports `KM_PER_MILES` is undefined: a typo. Fixing it.",),
+        tool_calls=(
+            _call(
+                "Edit",
+                path="convert.py",
+                old_string="miles * KM_PER_MILES",
+                new_string="miles * KM_PER_MILE",
+            ),
+        ),
+    ),
+    Reply(
+        text=(
+            "Added `miles_to_km` to convert.py. The units server says 26.2 miles is 42.16 km, "
+            "which `miles_to_km(26.2)` now matches; the language server reports no errors.",
+        ),
+    ),
+]
+
 SCRIPTS: dict[str, list[Reply]] = {
+    "integrations": INTEGRATIONS,
     "quickstart": QUICKSTART,
     "data-project": DATA_PROJECT,
 }

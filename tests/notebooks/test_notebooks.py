@@ -63,3 +63,37 @@ def test_quickstart_denial_edit_badge_rewind(copy: Path, tmp_path: Path) -> None
     assert "badge verified" in _cell(texts, nb, "%agent /verify"), texts
     assert "restored greet.py" in _cell(texts, nb, "%agent /rewind 1"), texts
     assert (copy / "greetings" / "greet.py").read_bytes() == original
+
+
+def _tool_results(home: Path) -> list[str]:
+    """Every tool result's text in every chat log under ``home``."""
+    import json
+
+    texts = []
+    for log in home.glob("sessions/*/log.jsonl"):
+        for line in log.read_text().splitlines():
+            record = json.loads(line)
+            if record.get("kind") == "tool_result":
+                texts.append(json.dumps(record))
+    return texts
+
+
+def test_integrations_mcp_and_language_server(
+    copy: Path, tmp_path: Path, zengine_home: Path
+) -> None:
+    nb = copy / "integrations.ipynb"
+    with environment():
+        texts = execute_notebook(nb, tmp_path / "kernel.log")
+    print("\n---\n".join(texts))
+    assert "withheld" in _cell(texts, nb, "%agent --project units /mcp wait"), texts
+    ready = _cell(texts, nb, "%agent /mcp wait")
+    assert "units" in ready
+    assert "ready" in ready, ready
+    turn = _cell(texts, nb, "%%agent")
+    assert "turn completed · changed convert.py" in turn, turn
+    assert "42.16" in _cell(texts, nb, "import importlib")
+    assert "basedpyright" in _cell(texts, nb, "%agent /lsp")
+    results = _tool_results(zengine_home)
+    assert any("42.16" in r for r in results), results  # the MCP server's answer
+    assert any("KM_PER_MILES" in r and "not defined" in r for r in results), results
+    assert "miles_to_km" not in (copy / "units" / "convert.py").read_text()
