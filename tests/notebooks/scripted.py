@@ -191,7 +191,44 @@ INTEGRATIONS = [
     ),
 ]
 
+_OUTSIDE = 'echo hello > ~/zengine-outside.txt; echo "exit status $?"'
+_NETWORK = (
+    "python3 -c \"import socket; socket.create_connection(('pypi.org', 443), timeout=5)\" "
+    '2>&1 | tail -n 1; echo "exit status ${PIPESTATUS[0]}"'
+)
+
+SAFETY = [
+    Reply(tool_calls=(_call("Read", path="notes.txt"), _call("Read", path="secrets.txt"))),
+    Reply(
+        text=(
+            "notes.txt: ship the quarterly report on Friday, Ada reviews the charts. "
+            "secrets.txt: I could not read it, a deny rule of this project blocks it.",
+        ),
+    ),
+    Reply(tool_calls=(_call("Bash", command="rm notes.txt"),)),
+    Reply(
+        text=(
+            "In plan mode I can read and propose, not change anything, so notes.txt is still "
+            "there. To delete it: `rm notes.txt`.",
+        ),
+    ),
+    Reply(
+        tool_calls=(
+            _call("Bash", command=_OUTSIDE),
+            _call("Bash", command=_NETWORK),
+        ),
+    ),
+    Reply(
+        text=(
+            "Both commands ran without asking (the project's allow rule applies now that the "
+            "folder is trusted). Their output above shows what the sandbox did: writing to your "
+            "home folder (outside the project) and connecting to pypi.org both failed.",
+        ),
+    ),
+]
+
 SCRIPTS: dict[str, list[Reply]] = {
+    "safety": SAFETY,
     "integrations": INTEGRATIONS,
     "quickstart": QUICKSTART,
     "data-project": DATA_PROJECT,

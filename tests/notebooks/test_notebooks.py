@@ -97,3 +97,28 @@ def test_integrations_mcp_and_language_server(
     assert any("42.16" in r for r in results), results  # the MCP server's answer
     assert any("KM_PER_MILES" in r and "not defined" in r for r in results), results
     assert "miles_to_km" not in (copy / "units" / "convert.py").read_text()
+
+
+def test_safety_trust_modes_sandbox(copy: Path, tmp_path: Path, zengine_home: Path) -> None:
+    from zengine_jupyter.testing.components import require_component
+
+    require_component("bwrap")
+    nb = copy / "safety.ipynb"
+    with environment():
+        texts = execute_notebook(nb, tmp_path / "kernel.log")
+    print("\n---\n".join(texts))
+    settings = _cell(texts, nb, "import subprocess")
+    assert "withheld until trusted: permissions.allow" in settings, settings
+    assert "withheld until trusted: shell.sandbox.enabled" in settings, settings
+    assert "denied: " in _cell(texts, nb, "%%agent --wait --project playground")
+    assert "denied: " in _cell(texts, nb, "%%agent --wait --yes --mode plan")
+    assert (copy / "playground" / "notes.txt").exists()
+    assert "trusted " in _cell(texts, nb, "%agent /trust")
+    assert "turn completed" in _cell(texts, nb, "%%agent --wait\nTry")
+    assert "written by the agent: False" in _cell(texts, nb, "from pathlib import Path")
+    assert not (Path.home() / "zengine-outside.txt").exists()
+    results = _tool_results(zengine_home)
+    assert any("zengine-outside.txt: Read-only file system" in r for r in results), results
+    assert any("pypi.org" not in r and "exit status 1" in r for r in results), results
+    assert "the kernel's Python is not sandboxed" in _cell(texts, nb, "written.write_text(")
+    assert "no longer trusted" in _cell(texts, nb, "revoke = ")
