@@ -21,11 +21,11 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from zengine_jupyter.kernel._approvals import KernelApprovals
+from zengine_jupyter.kernel._project import project_of, same_root
 from zengine_jupyter.kernel._status import current_status
 
 if TYPE_CHECKING:
     from collections.abc import Callable
-    from pathlib import Path
 
     from IPython.core.interactiveshell import InteractiveShell
 
@@ -48,12 +48,12 @@ class TurnRequest:
     text: str
     session_id: str | None = None
     new: bool = False
+    project: str | None = None
+    """``--project DIR``: the chat works on DIR (default: the notebook's project)."""
     mode: str | None = None
     model: str | None = None
     wait: bool = False
     yes: bool = False
-    project: str | None = None
-    """``--project DIR``: the chat works on DIR (default: the notebook's project)."""
 
 
 @dataclass
@@ -159,7 +159,7 @@ class KernelController:
         async with self._opening:
             wanted = request.session_id or (None if request.new else self.current)
             chat = self.chats.get(wanted) if wanted else None
-            if chat is not None and not request.session_id and not _same_root(request, chat):
+            if chat and not request.session_id and not same_root(request.project, chat.session):
                 chat, wanted = None, None  # --project names another folder: a new chat
             if chat is None:
                 chat = await self._open(request, wanted)
@@ -180,7 +180,7 @@ class KernelController:
         namespace = functools.partial(NamespaceExtension, lambda: self.shell.user_ns)
         session = await Session.open(
             SessionOptions(
-                project=_project_of(request) or status.project_root,
+                project=project_of(request.project) or status.project_root,
                 session_id=session_id,
                 approvals=approvals,
                 mode=request.mode,
@@ -205,17 +205,6 @@ class KernelController:
                 return None
             return {"error": "this question was already answered or its turn has ended"}
         return {"error": f"unknown request {kind!r}"}
-
-
-def _project_of(request: TurnRequest) -> Path | None:
-    from pathlib import Path
-
-    return Path(request.project).expanduser().resolve() if request.project else None
-
-
-def _same_root(request: TurnRequest, chat: _Chat) -> bool:
-    wanted = _project_of(request)
-    return wanted is None or wanted == chat.session.root
 
 
 async def _submit(session: Session, text: str, widget: TurnWidget) -> TurnOutcome:

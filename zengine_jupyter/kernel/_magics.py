@@ -6,6 +6,7 @@ output is a widget that follows it. Nothing heavy is imported until the first tu
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from IPython.core.magic import Magics, line_cell_magic, line_magic, magics_class
@@ -40,11 +41,11 @@ class ZengineMagics(Magics):
     @magic_arguments()
     @argument("--session", metavar="ID", help="continue this chat")
     @argument("--new", action="store_true", help="start a new chat")
+    @argument("--project", metavar="DIR", help="work on DIR (default: the notebook's project)")
     @argument("--mode", metavar="M", help="default, accept_edits, plan or bypass")
     @argument("--model", metavar="M", help="the model for this chat from now on")
     @argument("--wait", action="store_true", help="block until the turn ends (no clicks)")
     @argument("--yes", action="store_true", help="allow what would ask, without asking")
-    @argument("--project", metavar="DIR", help="work on DIR (default: the notebook's project)")
     @argument("text", nargs="*", help="line form: a slash command such as /cost")
     @line_cell_magic
     def agent(self, line: str, cell: str | None = None) -> None:
@@ -63,9 +64,8 @@ class ZengineMagics(Magics):
                     raw=True)  # fmt: skip
             return
         request = TurnRequest(text=text, session_id=args.session, new=args.new, mode=args.mode,
-                              model=args.model, wait=args.wait, yes=args.yes,
-                              project=args.project)  # fmt: skip
+                              model=args.model, wait=args.wait, yes=args.yes)  # fmt: skip
         try:
-            self.controller.start(request)
+            self.controller.start(replace(request, project=args.project))
         except Exception as exc:  # never a traceback in the user's cell
             display({"text/plain": f"zengine: the turn could not start: {exc}"}, raw=True)
