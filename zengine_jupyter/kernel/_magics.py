@@ -6,7 +6,6 @@ output is a widget that follows it. Nothing heavy is imported until the first tu
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from IPython.core.magic import Magics, line_cell_magic, line_magic, magics_class
@@ -66,6 +65,8 @@ class ZengineMagics(Magics):
         request = TurnRequest(text=text, session_id=args.session, new=args.new, mode=args.mode,
                               model=args.model, wait=args.wait, yes=args.yes)  # fmt: skip
         try:
-            self.controller.start(replace(request, project=args.project))
+            from zengine_jupyter.kernel._project import with_project
+
+            self.controller.start(with_project(request, args.project))
         except Exception as exc:  # never a traceback in the user's cell
             display({"text/plain": f"zengine: the turn could not start: {exc}"}, raw=True)

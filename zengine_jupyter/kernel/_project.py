@@ -2,13 +2,20 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from zengine_jupyter.engine import Session
+    from zengine_jupyter.kernel._controller import TurnRequest
 
-__all__ = ["project_of", "same_root"]
+__all__ = ["project_of", "same_root", "with_project"]
+
+
+def with_project(request: TurnRequest, folder: str | None) -> TurnRequest:
+    """``request`` with ``--project`` set (kept apart from the magic's other options)."""
+    return replace(request, project=folder) if folder else request
 
 
 def project_of(folder: str | None) -> Path | None:
