@@ -39,7 +39,7 @@ def test_data_project_verified_then_rewound(copy: Path, tmp_path: Path) -> None:
     assert "changed pipeline.py, tests/test_pipeline.py, analysis.ipynb" in turn, turn
     assert "badge verified" in _cell(texts, nb, "%agent /checks"), texts
     assert "def revenue_by_product" in _cell(texts, nb, "source = ")
-    assert "restored" in _cell(texts, nb, "%agent /rewind 1").lower(), texts
+    assert "restored" in _cell(texts, nb, "%agent --wait /rewind 1").lower(), texts
     for rel, content in originals.items():
         assert (project / rel).read_bytes() == content, rel
     print("\n---\n".join(texts))
@@ -59,8 +59,8 @@ def test_quickstart_denial_edit_badge_rewind(copy: Path, tmp_path: Path) -> None
     allowed = _cell(texts, nb, "%%agent --wait --yes")
     assert "changed greet.py, tests/test_greet.py" in allowed, allowed
     assert "badge unverified" in _cell(texts, nb, "%agent /checks"), texts
-    assert "badge verified" in _cell(texts, nb, "%agent /verify"), texts
-    assert "restored greet.py" in _cell(texts, nb, "%agent /rewind 1"), texts
+    assert "badge verified" in _cell(texts, nb, "%agent --wait /verify"), texts
+    assert "restored greet.py" in _cell(texts, nb, "%agent --wait /rewind 1"), texts
     assert (copy / "greetings" / "greet.py").read_bytes() == original
 
 
@@ -84,8 +84,8 @@ def test_integrations_mcp_and_language_server(
     with environment():
         texts = execute_notebook(nb, tmp_path / "kernel.log")
     print("\n---\n".join(texts))
-    assert "withheld" in _cell(texts, nb, "%agent --project units /mcp wait"), texts
-    ready = _cell(texts, nb, "%agent /mcp wait")
+    assert "withheld" in _cell(texts, nb, "%agent --wait --project units /mcp wait"), texts
+    ready = _cell(texts, nb, "%agent --wait /mcp wait")
     assert "units" in ready
     assert "ready" in ready, ready
     turn = _cell(texts, nb, "%%agent")
@@ -112,7 +112,7 @@ def test_safety_trust_modes_sandbox(copy: Path, tmp_path: Path, zengine_home: Pa
     assert "denied: " in _cell(texts, nb, "%%agent --wait --project playground")
     assert "denied: " in _cell(texts, nb, "%%agent --wait --yes --mode plan")
     assert (copy / "playground" / "notes.txt").exists()
-    assert "trusted " in _cell(texts, nb, "%agent /trust")
+    assert "trusted " in _cell(texts, nb, "%agent --wait /trust")
     assert "turn completed" in _cell(texts, nb, "%%agent --wait\nTry")
     assert "written by the agent: False" in _cell(texts, nb, "from pathlib import Path")
     assert not (Path.home() / "zengine-outside.txt").exists()
