@@ -234,7 +234,7 @@ class RecordingClient:
         resolved = cassette.resolve()
         with _TAPES_LOCK:
             writer = _WRITERS.get(resolved)
-            if writer is None:
+            if writer is None or not resolved.exists():  # a new recording to that path
                 writer = _WRITERS[resolved] = _Writer(resolved, host, model)
         self._writer = writer
 
