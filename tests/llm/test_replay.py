@@ -92,6 +92,7 @@ async def test_record_then_replay_offline_in_a_copy(tmp_path: Path, zengine_home
     notices = [e.text for e in events if isinstance(e, Notice) and e.topic == "replay"]
     assert notices
     assert notices[0].startswith(f"replaying a recorded session from {cassette}")
+    assert (await session.commands["model"](session, "")).text.startswith("model: replay (")
     lines = (session.writer.folder / "log.jsonl").read_text().splitlines()
     log = [json.loads(line) for line in lines]
     assert {r["model"] for r in log if r["kind"] == "usage"} == {"replay"}
