@@ -354,6 +354,10 @@ def _summary(widget: TurnWidget) -> str:
             lines.append(f"error: {event['message']}")
         elif event.get("kind") == "tool_call_denied":
             lines.append(f"denied: {event['reason']}")
+        elif event.get("kind") == "notice" and event.get("topic") == "replay":
+            lines.append(event["text"])  # a recording must say so wherever it is shown
+        elif event.get("kind") == "verification_changed":
+            lines.append(f"verification: {event['badge']} ({event['reason']})")
         elif event.get("kind") == "turn_result":
             changed = ", ".join(event["changed"]) or "no files"
             lines.append(f"{event['text']}\n(turn {event['status']} · changed {changed} · "
