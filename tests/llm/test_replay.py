@@ -176,10 +176,12 @@ def test_malformed_and_missing_cassettes_are_named(tmp_path: Path) -> None:
 def test_which_provider_is_chosen(
     options: ProviderOptions, environ: dict[str, str], expected: str
 ) -> None:
-    from zengine_jupyter.llm import AuthStore, ClientDeps, FailingClient
+    from zengine_jupyter.llm import AuthStore, ClientDeps, FailingClient, replay_cassette
 
     deps = ClientDeps(environ=environ, auth=AuthStore(Path("/nonexistent/auth.json")))
     client = build_client(options, "main", deps)
+    # what the status widget says agrees with the client a chat gets
+    assert (replay_cassette(options, deps) is not None) == (expected == "replay")
     if expected == "replay":
         assert isinstance(client, ReplayClient)
         assert "replaying a recorded session from c.jsonl" in client.notice

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from zengine_jupyter.config import EffectiveSettings
+    from zengine_jupyter.config import EffectiveSettings, Settings
 
 __all__ = ["details_async", "details_lines", "details_sync", "settings_details"]
 
@@ -35,10 +35,20 @@ def settings_details(root: Path) -> tuple[dict[str, Any], bool]:
         "provider": s.provider.kind,
         "base_url": s.provider.base_url,
         "model": s.model.main,
+        "replay": _replay(s),
         "mcp": _mcp_servers(effective),
         "issues": [issue.describe() for issue in effective.issues],
     }
     return details, s.shell.sandbox.enabled
+
+
+def _replay(settings: Settings) -> str | None:
+    """The cassette the chats would replay (no key, a cassette set), else None."""
+    from zengine_jupyter.engine._wiring import provider_options
+    from zengine_jupyter.llm import replay_cassette
+
+    cassette = replay_cassette(provider_options(settings))
+    return str(cassette) if cassette else None
 
 
 def _mcp_servers(effective: EffectiveSettings) -> list[dict[str, Any]]:
@@ -100,7 +110,11 @@ def details_lines(details: dict[str, Any], *, dismissed: bool) -> list[str]:
                      else "") + ("" if dismissed else "; `%agent /trust` to trust it"))  # fmt: skip
     model = details["model"] or "the provider's default model"
     where = f" at {details['base_url']}" if details["base_url"] else ""
-    lines.append(f"model: {model} ({details['provider']} provider{where})")
+    if details.get("replay"):
+        lines.append(f"model: replay of a recorded session ({details['replay']}; no model is "
+                     "called)")  # fmt: skip
+    else:
+        lines.append(f"model: {model} ({details['provider']} provider{where})")
     sandbox = details["sandbox"]
     if sandbox["backend"]:
         lines.append(f"sandbox: {sandbox['backend']}")

@@ -87,7 +87,9 @@ function render({ model, el: root }) {
     box.append(row("trust", trusted ? "trusted" : "not trusted", trusted ? "ok" : "warn"));
     if (!trusted && !model.get("dismissed")) box.append(banner(details));
     const where = details.base_url ? ` at ${details.base_url}` : "";
-    box.append(row("model", `${details.model || "the provider's default"} (${details.provider}${where})`));
+    box.append(details.replay
+      ? row("model", `replay of a recorded session (${details.replay}; no model is called)`, "warn")
+      : row("model", `${details.model || "the provider's default"} (${details.provider}${where})`));
     const sb = details.sandbox;
     box.append(row("sandbox", sb.backend ? sb.backend : `off: ${sb.reason}`, sb.backend ? "ok" : ""));
     const servers = details.mcp.map((s) => s.name + (s.withheld ? " (withheld)" : "") + (s.enabled ? "" : " (disabled)"));

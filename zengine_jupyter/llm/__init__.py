@@ -8,6 +8,7 @@ from zengine_jupyter.llm._client import (
     ModelClient,
     ProviderClient,
     build_client,
+    replay_cassette,
 )
 from zengine_jupyter.llm._cost import (
     BUILTIN_PRICES,
@@ -94,5 +95,6 @@ __all__ = [
     "price_usage",
     "provider_key_var",
     "read_cassette",
+    "replay_cassette",
     "resolve_key",
 ]

@@ -257,6 +257,21 @@ ANTHROPIC_HOST = "api.anthropic.com"
 OPENAI_HOST = "api.openai.com"
 
 
+def replay_cassette(options: ProviderOptions, deps: ClientDeps | None = None) -> Path | None:
+    """The cassette :func:`build_client` would replay for these options (None: a live model),
+    without building a client: for status lines. Set up but keyless, it is the cassette."""
+    if options.record or not options.cassette:
+        return None
+    cassette = Path(options.cassette).expanduser()
+    if options.kind == "replay":
+        return cassette
+    if options.kind != "auto" or (options.base_url or "").strip():
+        return None
+    deps = deps or ClientDeps()
+    keyless = _key(ANTHROPIC_HOST, deps) is None and _key(OPENAI_HOST, deps) is None
+    return cassette if keyless else None
+
+
 def _key(host: str, deps: ClientDeps) -> object:
     try:
         return resolve_key(host, deps.environ, deps.auth)
