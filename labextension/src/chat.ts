@@ -63,7 +63,8 @@ export class ChatView {
         this._endStream();
         this._user(event.prompt, event.turn_id ?? null);
         status.setRunning(event.turn_id ?? 'running');
-        break;
+        this.node.scrollTop = this.node.scrollHeight;
+        return;
       case 'text_streamed':
         this._stream().append(event.text);
         break;
@@ -77,7 +78,8 @@ export class ChatView {
       case 'approval_requested':
         this._endStream();
         this._prompt(event.request);
-        break;
+        this._prompts.get(event.request.call_id)?.node.scrollIntoView?.({ block: 'nearest' });
+        return;
       case 'tool_call_approved':
       case 'tool_call_denied':
         this._decided(event);

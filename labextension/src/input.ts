@@ -49,7 +49,13 @@ export class InputBox {
     });
     this.input.addEventListener('keydown', event => this._onKey(event));
     this.input.addEventListener('input', () => this._complete());
-    this.input.addEventListener('blur', () => setTimeout(() => this._close(), 150));
+    this.input.addEventListener('blur', () =>
+      setTimeout(() => {
+        if (document.activeElement !== this.input) {
+          this._close();
+        }
+      }, 150)
+    );
   }
 
   readonly input: HTMLTextAreaElement;
