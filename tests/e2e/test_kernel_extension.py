@@ -116,11 +116,11 @@ def test_the_comm_target_greets_with_its_version(kernel: KernelHarness) -> None:
     comm_id = "panel-1"
     kernel.send_comm("comm_open", {"comm_id": comm_id, "target_name": "zengine", "data": {}})
     (hello,) = kernel.comm_messages(comm_id)
-    assert hello == {"v": 1, "kind": "hello", "version": zengine_jupyter.__version__}
-    request = {"v": 1, "kind": "submit", "id": "p7", "text": "hi"}
+    version = zengine_jupyter.__version__
+    assert hello == {"v": 1, "kind": "hello", "version": version, "id": None}
+    request = {"v": 1, "kind": "hello", "id": "p7", "client_version": version}
     kernel.send_comm("comm_msg", {"comm_id": comm_id, "data": request})
     (reply,) = kernel.comm_messages(comm_id)
-    assert reply["kind"] == "reply"
-    assert reply["id"] == "p7"
-    assert reply["ok"] is False
-    assert "cannot answer 'submit' yet" in reply["error"]
+    assert reply == {"v": 1, "kind": "hello", "version": version, "id": "p7"}
+    # the panel's first messages import no MCP and no HTTP client
+    assert not {m.split(".")[0] for m in _probe(kernel)["modules"]} & {"mcp", "httpx"}

@@ -20,7 +20,7 @@ from zengine_jupyter.protocol import (
     HelloRequest,
     KernelMessage,
     Reply,
-    SubmitRequest,
+    Snapshot,
     SubscribeRequest,
 )
 from zengine_jupyter.testing.kernel import KernelHarness, running_kernel
@@ -58,12 +58,13 @@ def _target_registered(kernel: KernelHarness) -> bool:
 
 def _request(kernel: KernelHarness, comm_id: str, request: Any) -> Any:
     """Send one request as the panel does; the kernel's one message back, validated."""
-    kernel.send_comm("comm_msg", {"comm_id": comm_id, "data": request.model_dump(mode="json")})
+    data = request if isinstance(request, dict) else request.model_dump(mode="json")
+    kernel.send_comm("comm_msg", {"comm_id": comm_id, "data": data})
     (raw,) = kernel.comm_messages(comm_id)
     return messages.validate_python(raw)
 
 
-def test_the_panel_sequence_loads_the_extension_and_gets_honest_replies(
+def test_the_panel_sequence_loads_the_extension_subscribes_and_is_refused_plainly(
     kernel: KernelHarness,
 ) -> None:
     assert not _target_registered(kernel)
@@ -78,15 +79,24 @@ def test_the_panel_sequence_loads_the_extension_and_gets_honest_replies(
     hello = _request(kernel, comm_id, HelloRequest(id="p1", client_version="0.1.0"))
     assert hello == HelloMessage(version=zengine_jupyter.__version__, id="p1")
 
-    subscribed = _request(kernel, comm_id, SubscribeRequest(id="p2"))
-    assert isinstance(subscribed, Reply)
-    assert (subscribed.id, subscribed.ok) == ("p2", False)
-    assert "cannot answer 'subscribe' yet" in (subscribed.error or "")
+    # subscribing with no chat in the kernel: an empty snapshot, then the reply
+    kernel.send_comm(
+        "comm_msg", {"comm_id": comm_id, "data": SubscribeRequest(id="p2").model_dump(mode="json")}
+    )
+    snapshot, subscribed = (messages.validate_python(raw)
+                            for raw in kernel.comm_messages(comm_id, count=2))  # fmt: skip
+    assert snapshot == Snapshot(id="p2", session_id="")
+    assert subscribed == Reply(id="p2", ok=True)
 
-    submitted = _request(kernel, comm_id, SubmitRequest(id="p3", text="add a column"))
-    assert isinstance(submitted, Reply)
-    assert (submitted.id, submitted.ok) == ("p3", False)
-    assert "cannot answer 'submit' yet" in (submitted.error or "")
+    # what the kernel cannot take is refused by name, never ignored
+    refused = _request(kernel, comm_id, {"v": 1, "kind": "dance", "id": "p3"})
+    assert (refused.id, refused.ok) == ("p3", False)
+    assert "unknown request kind 'dance'" in (refused.error or "")
+    refused = _request(kernel, comm_id, {"v": 1, "kind": "submit", "id": "p4"})
+    assert "invalid 'submit' request: text: Field required" in (refused.error or "")
+    refused = _request(kernel, comm_id, {"v": 2, "kind": "submit", "id": "p5", "text": "x"})
+    assert "wire version 2" in (refused.error or "")
+    assert refused.hint
 
 
 def test_a_second_load_is_not_needed_and_a_second_panel_gets_its_own_hello(

@@ -12,8 +12,7 @@ from typing import Any
 import pytest
 from pydantic import TypeAdapter, ValidationError
 
-import zengine_jupyter
-from zengine_jupyter.kernel import _comm
+from zengine_jupyter.kernel import _comm, _requests
 from zengine_jupyter.protocol import (
     COMM_TARGET,
     WIRE_VERSION,
@@ -27,6 +26,7 @@ from zengine_jupyter.protocol import (
     Snapshot,
     TextStreamed,
     TurnStartRecord,
+    ZengineError,
 )
 
 REPO = Path(__file__).resolve().parents[2]
@@ -108,32 +108,42 @@ def test_kernel_messages_round_trip_through_json() -> None:
         assert again == message
 
 
-def test_the_kernel_stub_speaks_the_protocol() -> None:
+def test_the_kernel_parses_every_request_and_refuses_the_rest_by_name() -> None:
     assert (_comm.COMM_TARGET, _comm.WIRE_VERSION) == (COMM_TARGET, WIRE_VERSION)
-    hello = messages.validate_python(_comm._hello())
-    assert hello == HelloMessage(version=zengine_jupyter.__version__)
-    assert messages.validate_python(_comm.answer(REQUESTS[0])) == HelloMessage(
-        version=zengine_jupyter.__version__, id="p1"
-    )
-    for raw in REQUESTS[1:]:
-        reply = messages.validate_python(_comm.answer(raw))
+    for raw in REQUESTS:
+        parsed, refused = _requests.parse_request(raw)
+        assert refused is None
+        assert parsed == requests.validate_python(raw)
+    for raw, words in [
+        ({"v": 1, "kind": "dance", "id": "p1"}, "unknown request kind 'dance'"),
+        ({"v": 1, "id": "p1"}, "unknown request kind None"),
+        ({"v": 1, "kind": "submit", "id": "p1"}, "invalid 'submit' request: text: Field required"),
+        ({"v": 1, "kind": "rewind", "id": "p1", "turn_id": "t", "scope": "all"},
+         "invalid 'rewind' request: scope: "),
+        ({"v": 1, "kind": "interrupt", "id": "p1", "extra": 1}, "extra: Extra inputs"),
+    ]:  # fmt: skip
+        parsed, refused = _requests.parse_request(raw)
+        assert parsed is None
+        reply = messages.validate_python(refused.model_dump(mode="json"))  # type: ignore[union-attr]
         assert isinstance(reply, Reply)
-        assert (reply.id, reply.ok) == (raw["id"], False)
-        assert f"cannot answer {raw['kind']!r} yet" in (reply.error or "")
+        assert (reply.id, reply.ok) == ("p1", False)
+        assert words in (reply.error or "")
 
 
 def test_the_kernel_names_both_versions_on_a_mismatch() -> None:
-    reply = messages.validate_python(_comm.answer({"v": 9, "kind": "submit", "id": "p1"}))
-    assert isinstance(reply, Reply)
-    assert not reply.ok
-    assert "wire version 9" in (reply.error or "")
-    assert "speaks 1" in (reply.error or "")
-    assert reply.hint is not None
+    _, refused = _requests.parse_request({"v": 9, "kind": "submit", "id": "p1"})
+    assert refused is not None
+    assert not refused.ok
+    assert "wire version 9" in (refused.error or "")
+    assert "speaks 1" in (refused.error or "")
+    assert refused.hint is not None
 
 
-@pytest.mark.parametrize("data", [None, "text", {"kind": "submit"}, {"id": 7}])
-def test_the_kernel_ignores_what_is_not_a_request(data: Any) -> None:
-    assert _comm.answer(data) is None
+def test_an_engine_error_becomes_a_failed_reply_with_its_hint() -> None:
+    reply = _requests.failure("p1", ZengineError("chat x is closed", hint="open it again"))
+    assert (reply.ok, reply.error, reply.hint) == (False, "chat x is closed", "open it again")
+    reply = _requests.failure("p2", KeyError("k"))
+    assert (reply.ok, reply.error, reply.hint) == (False, "KeyError: 'k'", None)
 
 
 def test_protocol_ts_is_generated_and_current() -> None:

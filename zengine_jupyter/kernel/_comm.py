@@ -1,67 +1,193 @@
-"""The ``zengine`` comm target the JupyterLab panel opens.
+"""The ``zengine`` comm target the JupyterLab panel opens: one :class:`PanelComm` per comm.
 
 Messages follow the wire protocol in ``protocol/_wire.py`` (versioned ``v``, tagged by
-``kind``, correlated by ``id``). This module builds them as plain dicts so that
-``%load_ext zengine`` does not import pydantic; tests validate them against the models.
-Until the engine is wired in, the target greets with its version, answers ``hello`` and
-answers every other request with a ``reply`` whose ``ok`` is false and whose ``error`` says
-plainly what is missing.
+``kind``, correlated by ``id``); every message sent is built from its pydantic models, which
+are imported on the first comm (never by ``%load_ext``). The requests are answered in
+``_requests.py``.
+
+Threading: JupyterLab may send comm messages over a kernel subshell, so ``on_msg`` and
+``on_close`` may run on another thread with its own loop. They only hand the message to the
+kernel's loop (``call_soon_threadsafe``); everything else, ``comm.send`` included, runs there.
+
+A comm follows one chat (:meth:`PanelComm.follow`): a :class:`~zengine_jupyter.protocol.Snapshot`
+of it, then each of its events as an ``event`` message. A ``resync`` event (the comm fell
+behind) and a conversation rewind are answered with a fresh unprompted snapshot instead.
+A comm subscribed while the kernel had no chat follows the next chat that opens.
 """
 
 from __future__ import annotations
 
-from typing import Any
+import asyncio
+import contextlib
+from typing import TYPE_CHECKING, Any
 
 from zengine_jupyter._version import __version__
 
-__all__ = ["COMM_TARGET", "WIRE_VERSION", "answer", "open_comm"]
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from pydantic import BaseModel
+
+    from zengine_jupyter.engine import Subscription
+    from zengine_jupyter.kernel._controller import KernelController, _Chat
+    from zengine_jupyter.protocol._wire import Reply, Snapshot
+
+__all__ = ["COMM_TARGET", "WIRE_VERSION", "PanelComm", "open_comm"]
 
 COMM_TARGET = "zengine"
 WIRE_VERSION = 1
 
 
-def _hello(request_id: str | None = None) -> dict[str, Any]:
-    hello: dict[str, Any] = {"v": WIRE_VERSION, "kind": "hello", "version": __version__}
-    if request_id is not None:
-        hello["id"] = request_id
-    return hello
-
-
-def _failed(request_id: str, error: str, hint: str | None = None) -> dict[str, Any]:
-    reply = {"v": WIRE_VERSION, "kind": "reply", "id": request_id, "ok": False, "error": error}
-    return reply if hint is None else {**reply, "hint": hint}
-
-
-def answer(data: Any) -> dict[str, Any] | None:
-    """The kernel's answer to one panel message (None: not a request, nothing to answer)."""
-    if not isinstance(data, dict) or not isinstance(data.get("id"), str):
-        return None
-    request_id: str = data["id"]
-    if data.get("v") != WIRE_VERSION:
-        return _failed(
-            request_id,
-            f"the panel speaks wire version {data.get('v')!r}, this kernel's zengine "
-            f"{__version__} speaks {WIRE_VERSION}",
-            hint="install the same zengine-jupyter version in JupyterLab's and the kernel's "
-            "environment, then reload the page",
-        )
-    kind = data.get("kind")
-    if kind == "hello":
-        return _hello(request_id)
-    return _failed(
-        request_id,
-        f"zengine {__version__} in this kernel cannot answer {kind!r} yet: "
-        "the engine is not connected to the panel in this version.",
-    )
-
-
 def open_comm(comm: Any, open_msg: dict[str, Any]) -> None:
-    """Handler registered for ``COMM_TARGET``: greet, then answer requests."""
+    """Handler registered for ``COMM_TARGET`` (any thread): greet, then answer requests."""
+    from IPython import get_ipython
 
-    def on_msg(msg: dict[str, Any]) -> None:
-        reply = answer(msg.get("content", {}).get("data"))
+    from zengine_jupyter.kernel._extension import controller_for
+    from zengine_jupyter.protocol._wire import HelloMessage
+
+    controller = controller_for(get_ipython())
+    if controller is None or controller.loop is None or controller.loop.is_closed():
+        comm.close()
+        return
+    view = PanelComm(comm, controller)
+    comm.send(HelloMessage(version=__version__).model_dump(mode="json"))
+    view.post(controller.views.add, view)
+
+
+class PanelComm:
+    """One open panel comm: follows one chat and answers the panel's requests."""
+
+    def __init__(self, comm: Any, controller: KernelController) -> None:
+        assert controller.loop is not None
+        self.comm = comm
+        self.controller = controller
+        self.loop: asyncio.AbstractEventLoop = controller.loop
+        self.chat: _Chat | None = None
+        """The chat this comm follows (None: none yet)."""
+        self.waiting = False
+        """Subscribed while the kernel had no chat: follow the next one that opens."""
+        self.closed = False
+        self._sub: Subscription | None = None
+        self._pump: asyncio.Task[None] | None = None
+        self.tasks: set[asyncio.Task[Any]] = set()
+        comm.on_msg(self._on_msg)
+        comm.on_close(self._on_close)
+
+    # ------------------------------------------------------------ any thread
+    def post(self, callback: Callable[..., object], *args: Any) -> None:
+        """Run ``callback(*args)`` on the kernel's loop (from any thread)."""
+        with contextlib.suppress(RuntimeError):  # the loop closed meanwhile: nothing to do
+            self.loop.call_soon_threadsafe(callback, *args)
+
+    def _on_msg(self, msg: dict[str, Any]) -> None:
+        self.post(self._receive, msg.get("content", {}).get("data"))
+
+    def _on_close(self, msg: dict[str, Any]) -> None:
+        """The panel closed the comm (or the kernel is going away)."""
+        self.post(self.detach)
+
+    # ------------------------------------------------------------ on the loop
+    def send(self, message: BaseModel) -> None:
+        if not self.closed:
+            self.comm.send(message.model_dump(mode="json"))
+
+    def _receive(self, data: Any) -> None:
+        from zengine_jupyter.kernel._requests import answer_now, parse_request
+
+        if self.closed or not isinstance(data, dict) or not isinstance(data.get("id"), str):
+            return  # not a request: nothing to correlate a reply with
+        request, failed = parse_request(data)
+        if failed is not None:
+            self.send(failed)
+            return
+        reply = answer_now(self, request)
         if reply is not None:
-            comm.send(reply)
+            self.send(reply)
+            return
+        task = self.loop.create_task(self._answer(request), name=f"zengine-panel-{data['kind']}")
+        self.tasks.add(task)
+        task.add_done_callback(self.tasks.discard)
 
-    comm.on_msg(on_msg)
-    comm.send(_hello())
+    async def _answer(self, request: Any) -> None:
+        from zengine_jupyter.kernel._requests import answer_later, failure
+
+        try:
+            reply: Reply = await answer_later(self, request)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # nothing the engine raises reaches the kernel
+            reply = failure(request.id, exc)
+        self.send(reply)
+
+    # ------------------------------------------------------------ following a chat
+    def snapshot(self, chat: _Chat | None, request_id: str | None = None) -> Snapshot:
+        from zengine_jupyter.protocol._wire import Snapshot
+
+        if chat is None:
+            return Snapshot(id=request_id, session_id="")
+        return Snapshot(
+            id=request_id,
+            session_id=chat.session.id,
+            records=list(chat.session.writer.state().transcript),
+            pending=list(chat.approvals.requests.values()),
+            running_turn_id=chat.running_turn_id,
+        )
+
+    def follow(self, chat: _Chat | None, request_id: str | None = None) -> None:
+        """Follow ``chat`` from now on (None: the next chat that opens); sends its snapshot."""
+        self._unfollow()
+        self.chat = chat
+        self.waiting = chat is None
+        self.send(self.snapshot(chat, request_id))
+        if chat is not None:
+            self._sub = sub = chat.session.subscribe()
+            self._pump = self.loop.create_task(self._forward(sub, chat), name="zengine-panel-pump")
+
+    def chat_opened(self, chat: _Chat) -> None:
+        """The controller made ``chat`` current: a waiting comm follows it (unprompted)."""
+        if self.waiting and not self.closed:
+            self.follow(chat)
+
+    async def _forward(self, sub: Subscription, chat: _Chat) -> None:
+        from zengine_jupyter.protocol._wire import EventMessage
+
+        while (event := await sub.get()) is not None:
+            if event.kind == "resync":
+                self.send(self.snapshot(chat))
+                continue
+            if event.kind == "trust_required" and not chat.session.settings.withheld:
+                continue  # replayed from the chat's start, but trusted since
+            self.send(EventMessage(event=event))
+            if event.kind == "rewound" and event.result.conversation:
+                self.send(self.snapshot(chat))
+
+    def _unfollow(self) -> None:
+        if self._sub is not None:
+            self._sub.close()
+            self._sub = None
+        if self._pump is not None:
+            self._pump.cancel()
+            self.tasks.add(self._pump)  # awaited by close() like the request tasks
+            self._pump.add_done_callback(self.tasks.discard)
+            self._pump = None
+        self.chat = None
+        self.waiting = False
+
+    def detach(self) -> list[asyncio.Task[Any]]:
+        """Stop forwarding and answering; returns the tasks cancelled (to wait for)."""
+        self.closed = True
+        self._unfollow()
+        tasks = list(self.tasks)
+        for task in tasks:
+            task.cancel()
+        self.controller.views.discard(self)
+        return tasks
+
+    def close(self) -> list[asyncio.Task[Any]]:
+        """``%unload_ext``: detach and close the comm (the panel sees it close)."""
+        already = self.closed
+        tasks = self.detach()
+        if not already:
+            with contextlib.suppress(Exception):
+                self.comm.close()
+        return tasks

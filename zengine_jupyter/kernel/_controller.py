@@ -1,7 +1,12 @@
-"""One per kernel: the chats ``%%agent`` opened, the turns in flight and their widgets.
+"""One per kernel: the chats ``%%agent`` and the panel opened, the turns in flight, their
+widgets and the panel's comms (views).
 
 A turn is a task on the kernel's running loop, owned here (so it is never garbage collected
-and ``%unload_ext`` can cancel it); the magic returns as soon as the task is scheduled. A
+and ``%unload_ext`` can cancel it); the magic returns as soon as the task is scheduled, and a
+panel's ``submit`` (:meth:`KernelController.begin`) as soon as the turn has started. Both
+drive the same chats: a turn runs with a :class:`TurnWidget` (a cell) or without one (the
+panel follows the chat's events on its comm), and either view answers approvals through the
+chat's :class:`KernelApprovals`. A
 blocking turn (``--wait``, or a cell run without a frontend, as nbclient and papermill do)
 runs the same task to its end with nest-asyncio2 (ipykernel 7's own fork, which does not lose
 the kernel's messages) and answers approvals by policy. ``%unload_ext`` cancels the turns and
@@ -24,12 +29,14 @@ from zengine_jupyter.kernel._approvals import KernelApprovals
 from zengine_jupyter.kernel._status import current_status
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Coroutine
+    from pathlib import Path
 
     from IPython.core.interactiveshell import InteractiveShell
 
-    from zengine_jupyter.engine import Session, TurnOutcome
+    from zengine_jupyter.engine import Session, Subscription, TurnOutcome
     from zengine_jupyter.engine._extension import SessionExtension
+    from zengine_jupyter.kernel._comm import PanelComm
     from zengine_jupyter.kernel._widget import TurnWidget
 
 __all__ = ["CLOSE_WAIT_S", "CLOSING", "KernelController", "TurnRequest"]
@@ -57,6 +64,16 @@ class TurnRequest:
 class _Chat:
     session: Session
     approvals: KernelApprovals
+    reload_after_turn: bool = False
+    """The folder was trusted during a turn: load the settings again when it ends."""
+
+    @property
+    def running_turn_id(self) -> str | None:
+        """The turn in flight (its ``turn_start`` record is the log's last open turn)."""
+        if not self.session.busy:
+            return None
+        last = self.session.writer.state().last_turn
+        return last.turn_id if last is not None and last.status == "open" else None
 
 
 @dataclass
@@ -71,7 +88,17 @@ class KernelController:
     widgets: list[TurnWidget] = field(default_factory=list)
     extensions: list[Callable[[], SessionExtension]] = field(default_factory=list)
     """Extra session extensions for chats opened from now on (the kernel tool is always in)."""
+    views: set[PanelComm] = field(default_factory=set)
+    """The panel comms open on this kernel (``kernel/_comm.py``)."""
+    loop: asyncio.AbstractEventLoop | None = None
+    """The kernel's own loop (captured at ``%load_ext``): comm callbacks on a subshell thread
+    hand their work to it."""
     _opening: asyncio.Lock | None = None
+
+    def __post_init__(self) -> None:
+        if self.loop is None:
+            with contextlib.suppress(RuntimeError):
+                self.loop = asyncio.get_running_loop()
 
     # ------------------------------------------------------------------ from the magics
     def interactive(self) -> bool:
@@ -92,17 +119,26 @@ class KernelController:
         self.widgets.append(widget)
         display(widget)
         policy = True if request.yes else (False if blocking else None)
-        task = loop.create_task(self._turn(request, widget, policy), name="zengine-agent-turn")
-        self.tasks.add(task)
-        task.add_done_callback(self.tasks.discard)
+        task = self.spawn(self._turn(request, widget, policy), "zengine-agent-turn")
         if blocking:
             _run_to_end(loop, task)
             display({"text/plain": _summary(widget)}, raw=True)
         return widget
 
+    def spawn(self, work: Coroutine[Any, Any, Any], name: str) -> asyncio.Task[Any]:
+        """Run ``work`` as a task on the kernel's loop, owned here until it ends."""
+        loop = self.loop or asyncio.get_running_loop()
+        task = loop.create_task(work, name=name)
+        self.tasks.add(task)
+        task.add_done_callback(self.tasks.discard)
+        return task
+
     def close(self) -> None:
-        """``%unload_ext``: cancel turns, close widgets, close every chat (in the background)."""
-        tasks = list(self.tasks)
+        """``%unload_ext``: close the panel comms, cancel turns, close widgets, close every
+        chat (in the background, waited for)."""
+        closed_views = [task for view in list(self.views) for task in view.close()]
+        self.views.clear()
+        tasks = list(self.tasks) + closed_views
         for task in tasks:
             task.cancel()
         for chat in self.chats.values():
@@ -131,7 +167,10 @@ class KernelController:
             widget.handler = functools.partial(self._on_request, chat)
             chat.approvals.policy = policy
             widget.status = "running"
-            outcome = await _submit(chat.session, request.text, widget)
+            try:
+                outcome = await _submit(chat.session, request.text, widget)
+            finally:
+                self._turn_over(chat)
             widget.emit([_result(outcome, chat.session)])
             widget.status = outcome.status
         except asyncio.CancelledError:
@@ -149,6 +188,72 @@ class KernelController:
             if chat is not None:
                 chat.approvals.policy = None
 
+    # ------------------------------------------------------------------ from the panel
+    async def open_chat(self, session_id: str | None = None) -> _Chat:
+        """The chat ``session_id`` (resumed from the store if it is not open), else the
+        kernel's current chat, else a new one; it becomes the current chat."""
+        return await self._chat(TurnRequest(text="", session_id=session_id))
+
+    def current_chat(self) -> _Chat | None:
+        return self.chats.get(self.current) if self.current else None
+
+    async def begin(self, chat: _Chat, text: str) -> tuple[str | None, TurnOutcome | None]:
+        """Start a turn (or a slash command) in ``chat`` with no widget, as the panel does.
+
+        Returns ``(turn_id, None)`` as soon as the turn has started (it goes on as a task owned
+        here), or ``(None, outcome)`` when it ended without starting one (a slash command).
+        What the engine raises before the turn starts is raised here; after that it is
+        published to the chat's views as an ``error`` event.
+        """
+        session = chat.session
+        if session.busy:
+            from zengine_jupyter.engine import TurnInProgressError
+
+            raise TurnInProgressError(
+                f"a turn is already running in chat {session.id}",
+                hint="wait for it to finish, or interrupt it",
+            )
+        sub = session.subscribe()
+        task = self.spawn(self._headless(chat, text), "zengine-panel-turn")
+        waiter = asyncio.ensure_future(_turn_started(sub))
+        try:
+            await asyncio.wait({task, waiter}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            sub.close()
+        turn_id = await waiter
+        if turn_id is None:
+            return None, await task
+        task.add_done_callback(functools.partial(_report_failure, chat, turn_id))
+        return turn_id, None
+
+    async def _headless(self, chat: _Chat, text: str) -> TurnOutcome:
+        chat.approvals.policy = None
+        try:
+            return await chat.session.submit(text)
+        finally:
+            self._turn_over(chat)
+
+    def _turn_over(self, chat: _Chat) -> None:
+        """A turn ended: settings deferred while it ran are loaded now."""
+        if chat.reload_after_turn and chat.session.id in self.chats:
+            chat.reload_after_turn = False
+            self.spawn(_reload(chat.session), "zengine-reload-settings")
+
+    async def reload_settings(self, root: Path) -> int:
+        """Load the settings again in every open chat on ``root`` (after trusting it); a chat
+        in a turn does it when the turn ends. Returns how many chats there are."""
+        count = 0
+        for chat in list(self.chats.values()):
+            if chat.session.root != root:
+                continue
+            count += 1
+            if chat.session.busy:
+                chat.reload_after_turn = True
+            else:
+                await chat.session.reload_settings()
+        return count
+
+    # ------------------------------------------------------------------ chats
     async def _chat(self, request: TurnRequest) -> _Chat:
         """The chat this cell talks to: resumed, new, or the kernel's current one."""
         if self._opening is None:
@@ -164,6 +269,8 @@ class KernelController:
                     if value:
                         await chat.session.commands[name](chat.session, value)
             self.current = chat.session.id
+            for view in list(self.views):
+                view.chat_opened(chat)
             return chat
 
     async def _open(self, request: TurnRequest, session_id: str | None) -> _Chat:
@@ -212,6 +319,31 @@ async def _submit(session: Session, text: str, widget: TurnWidget) -> TurnOutcom
         sub.close()
         with contextlib.suppress(Exception):
             await asyncio.shield(pump)
+
+
+async def _turn_started(sub: Subscription) -> str | None:
+    """The id of the next turn that starts on ``sub`` (None: the subscription closed)."""
+    while (event := await sub.get()) is not None:
+        if event.kind == "turn_started":
+            return event.turn_id
+    return None
+
+
+def _report_failure(chat: _Chat, turn_id: str, task: asyncio.Task[TurnOutcome]) -> None:
+    """A panel turn raised after it started: every view of the chat gets an error event."""
+    if task.cancelled() or (exc := task.exception()) is None:
+        return
+    from zengine_jupyter.protocol._events import EngineError
+
+    message = getattr(exc, "message", None) or str(exc) or type(exc).__name__
+    hint = getattr(exc, "hint", None)
+    error = EngineError(session_id=chat.session.id, turn_id=turn_id, message=message, hint=hint)
+    chat.session.bus.publish(error)
+
+
+async def _reload(session: Session) -> None:
+    with contextlib.suppress(Exception):
+        await session.reload_settings()
 
 
 def _result(outcome: TurnOutcome, session: Session) -> dict[str, Any]:
