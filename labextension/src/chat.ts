@@ -116,10 +116,13 @@ export class ChatView {
           this._line('notice', `Turn ${event.status}${event.reason ? `: ${event.reason}` : ''}.`);
         }
         break;
-      case 'rewound':
-        this._line('notice', `Rewound${event.result.conversation ? ' the conversation' : ''}` +
-          `${event.result.code ? ' and the files' : ''}: ${event.result.note ?? ''}`.trim());
+      case 'rewound': {
+        const what = [event.result.code ? 'the files' : '', event.result.conversation ? 'the conversation' : '']
+          .filter(Boolean)
+          .join(' and ');
+        this._line('notice', `Rewound ${what || 'nothing'} to before “${event.result.prompt}”.`);
         break;
+      }
       default:
         break; // checkpoint_taken, resync, trust_required: handled by the panel or not shown
     }

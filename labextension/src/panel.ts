@@ -207,21 +207,19 @@ export class ZenginePanel extends Widget {
         this._setState('connected');
         return;
       case 'snapshot':
-        this._sessionId = message.session_id;
+        // "" while the kernel has no chat yet (it sends another when one opens); the kernel
+        // also sends one unprompted after a conversation rewind or a resync
+        this._sessionId = message.session_id || null;
         this.node.dataset.sessionId = message.session_id;
-        this._sessions.current = message.session_id;
+        this._sessions.current = this._sessionId;
         this._chat.reset(message);
         return;
-      case 'event': {
-        const event = message.event;
-        if (event.kind === 'trust_required') {
-          this._trust.show(event);
-        } else if (event.kind === 'resync' || (event.kind === 'rewound' && event.result.conversation)) {
-          void this._subscribe(this._sessionId); // rebuild from the log
+      case 'event':
+        if (message.event.kind === 'trust_required') {
+          this._trust.show(message.event);
         }
-        this._chat.apply(event);
+        this._chat.apply(message.event);
         return;
-      }
       case 'reply':
         return; // handled by the request that sent it
       default:
@@ -246,7 +244,11 @@ export class ZenginePanel extends Widget {
       }
       return;
     }
-    this._report(await this._request({ kind: 'submit', text: typed.text, session_id }), 'submit');
+    const reply = await this._request({ kind: 'submit', text: typed.text, session_id });
+    this._report(reply, 'submit');
+    if (reply.ok && reply.text) {
+      this._chat.markdown('command-output', reply.text); // a slash command typed as a message
+    }
   }
 
   private async _interrupt(): Promise<void> {
@@ -256,11 +258,17 @@ export class ZenginePanel extends Widget {
   private async _rewind(turnId: string, scope: RewindScope): Promise<void> {
     const reply = await this._request({ kind: 'rewind', turn_id: turnId, scope, session_id: this._sessionId });
     this._report(reply, 'rewind');
-    if (reply.ok && reply.restore) {
-      const restored = reply.restore.restored?.length ?? 0;
-      const removed = reply.restore.removed?.length ?? 0;
+    if (!reply.ok) {
+      return;
+    }
+    if (reply.text) {
+      this._chat.markdown('rewind', reply.text);
+    }
+    if (reply.restore) {
       const editors = await this._options.reloadRestored(reply.restore);
-      this._chat.line('rewind', `Files put back: ${restored} restored, ${removed} removed. ${editors}`.trim());
+      if (editors) {
+        this._chat.line('rewind', editors);
+      }
     }
   }
 
