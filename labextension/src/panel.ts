@@ -236,8 +236,9 @@ export class ZenginePanel extends Widget {
     }
     const session_id = this._sessionId;
     if (typed.kind === 'command') {
-      this._chat.line('command', `/${typed.name}${typed.args ? ` ${typed.args}` : ''}`);
       const reply = await this._request({ kind: 'command', name: typed.name, args: typed.args, session_id });
+      // shown with its answer: a snapshot (the command may open the chat) comes before it
+      this._chat.line('command', `/${typed.name}${typed.args ? ` ${typed.args}` : ''}`);
       this._report(reply, `/${typed.name}`);
       if (reply.ok && reply.text) {
         this._chat.markdown('command-output', reply.text);

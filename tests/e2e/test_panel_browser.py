@@ -79,18 +79,23 @@ def test_panel_connects_follows_notebooks_and_survives_restart(lab: LabServer, p
     page.goto(lab.lab_url("first.ipynb"))
     page.locator('.jp-SideBar.jp-mod-right .lm-TabBar-tab[data-id="zengine-panel"]').click()
     _connected(page, 1, "first.ipynb")
-    # the kernel's honest answer to the subscribe the panel sends on connecting
-    first_error = page.locator(f"{PANEL} .jp-zengine-item-error").first
-    assert "cannot answer 'subscribe' yet" in first_error.inner_text()
+    # subscribed while the kernel has no chat: an empty conversation, no error
+    page.wait_for_selector(f'{PANEL}[data-subscribed="true"]')
+    assert page.locator(f"{PANEL} .jp-zengine-item").count() == 0
     _shot(page, "1-connected")
 
-    # a message the kernel cannot handle yet: its error text, shown as it is
-    page.locator(f"{PANEL} .jp-zengine-input").fill("add a column")
+    # a slash command completes from list_commands and its markdown answer is rendered
+    page.locator(f"{PANEL} .jp-zengine-input").fill("/he")
+    page.wait_for_selector(f'{PANEL} .jp-zengine-completion[data-name="help"]')
+    page.locator(f"{PANEL} .jp-zengine-input").press("Tab")
+    assert page.locator(f"{PANEL} .jp-zengine-input").input_value() == "/help "
     page.locator(f"{PANEL} .jp-zengine-input").press("Enter")
-    page.wait_for_selector(f"{PANEL} .jp-zengine-item-error >> text=cannot answer 'submit' yet")
-    assert page.locator(f"{PANEL} .jp-zengine-item-user").last.inner_text() == "add a column"
-    page.locator(f"{PANEL} .jp-zengine-interrupt").click()
-    page.wait_for_selector(f"{PANEL} .jp-zengine-item-error >> text=cannot answer 'interrupt' yet")
+    answer = page.locator(f"{PANEL} .jp-zengine-item-command-output .jp-RenderedMarkdown")
+    answer.wait_for()
+    assert "/cost" in answer.inner_text()
+    assert page.locator(f"{PANEL} .jp-zengine-item-command").first.inner_text() == "/help"
+    # nothing runs: the Interrupt button is off
+    assert page.locator(f"{PANEL} .jp-zengine-interrupt").is_disabled()
 
     # switch notebooks: the panel follows to the second notebook's kernel
     page.locator(".jp-DirListing-content .jp-DirListing-itemText >> text=second.ipynb").dblclick()
