@@ -62,6 +62,10 @@ export class InputBox {
 
   set commands(commands: SlashCommand[]) {
     this._commands = [...commands].sort((a, b) => a.name.localeCompare(b.name));
+    this.input.dataset.commands = String(this._commands.length);
+    if (document.activeElement === this.input) {
+      this._complete(); // they arrived while the user was typing one
+    }
   }
 
   focus(): void {

@@ -170,11 +170,14 @@ export class ZenginePanel extends Widget {
     this._connections++;
     this.node.dataset.connections = String(this._connections);
     await this._subscribe(this._sessionId);
+  }
+
+  /** The input box's completions: the chat's commands (MCP prompts appear once it opens). */
+  private async _loadCommands(): Promise<void> {
     const commands = await this._request({ kind: 'list_commands' });
     if (commands.ok) {
       this._input.commands = commands.commands ?? [];
     }
-    await this._applySettings();
   }
 
   private _disconnect(): void {
@@ -213,12 +216,21 @@ export class ZenginePanel extends Widget {
         this.node.dataset.sessionId = message.session_id;
         this._sessions.current = this._sessionId;
         this._chat.reset(message);
+        void this._loadCommands();
+        void this._applySettings();
         return;
       case 'event':
+        if (message.event.kind === 'notice' && this._ownCommands.has(message.event.topic)) {
+          this._ownCommands.delete(message.event.topic); // its reply shows it
+          return;
+        }
         if (message.event.kind === 'trust_required') {
           this._trust.show(message.event);
         }
         this._chat.apply(message.event);
+        if (message.event.kind === 'turn_ended') {
+          void this._applySettings(); // changed while the turn ran
+        }
         return;
       case 'reply':
         return; // handled by the request that sent it
@@ -236,7 +248,7 @@ export class ZenginePanel extends Widget {
     }
     const session_id = this._sessionId;
     if (typed.kind === 'command') {
-      const reply = await this._request({ kind: 'command', name: typed.name, args: typed.args, session_id });
+      const reply = await this._command(typed.name, typed.args);
       // shown with its answer: a snapshot (the command may open the chat) comes before it
       this._chat.line('command', `/${typed.name}${typed.args ? ` ${typed.args}` : ''}`);
       this._report(reply, `/${typed.name}`);
@@ -249,6 +261,25 @@ export class ZenginePanel extends Widget {
     this._report(reply, 'submit');
     if (reply.ok && reply.text) {
       this._chat.markdown('command-output', reply.text); // a slash command typed as a message
+    }
+  }
+
+  /**
+   * A slash command from this panel. The engine also publishes its output as a notice
+   * (topic "/name") for the other views; this panel shows the reply instead, once.
+   */
+  private async _command(name: string, args: string): Promise<Reply> {
+    const topic = `/${name}`;
+    this._ownCommands.set(topic, (this._ownCommands.get(topic) ?? 0) + 1);
+    try {
+      return await this._request({ kind: 'command', name, args, session_id: this._sessionId });
+    } finally {
+      const left = (this._ownCommands.get(topic) ?? 1) - 1;
+      if (left > 0) {
+        this._ownCommands.set(topic, left);
+      } else {
+        this._ownCommands.delete(topic);
+      }
     }
   }
 
@@ -273,17 +304,27 @@ export class ZenginePanel extends Widget {
     }
   }
 
+  /**
+   * Apply model / effort / mode from the settings to the followed chat, once per chat and
+   * connection and value. Never opens a chat by itself, and waits while a turn runs.
+   */
   private async _applySettings(): Promise<void> {
     const settings = this._settings;
-    if (!settings || !this._connection?.isOpen) {
+    const session = this._sessionId;
+    if (!settings || !session || !this._connection?.isOpen || this._bar.running) {
       return;
     }
     for (const name of ['model', 'effort', 'mode'] as const) {
       const value = settings[name].trim();
-      if (value && this._applied[name] !== `${this._connections}:${value}`) {
-        this._applied[name] = `${this._connections}:${value}`;
-        const reply = await this._request({ kind: 'command', name, args: value, session_id: this._sessionId });
-        this._report(reply, `/${name} ${value} (from the settings)`);
+      const key = `${session}:${this._connections}:${value}`;
+      if (!value || this._applied[name] === key) {
+        continue;
+      }
+      this._applied[name] = key;
+      const reply = await this._command(name, value);
+      this._report(reply, `/${name} ${value} (from the panel settings)`);
+      if (reply.ok && reply.text) {
+        this._chat.line('notice', `Panel settings: ${reply.text}`);
       }
     }
   }
@@ -310,6 +351,7 @@ export class ZenginePanel extends Widget {
   private _sessionId: string | null = null;
   private _settings: IChatSettings | null = null;
   private _applied: Record<string, string> = {};
+  private _ownCommands = new Map<string, number>();
   private _status: HTMLElement;
   private _version: HTMLElement;
   private _notebook: HTMLElement;

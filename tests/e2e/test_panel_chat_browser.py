@@ -17,6 +17,7 @@ screenshot) is rewritten from the run.
 
 from __future__ import annotations
 
+import re
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -44,10 +45,11 @@ def _edit_turn(server: ProviderServer, old: str, new: str, done: str) -> None:
     """A turn that reads pipeline.py, edits ``old`` into ``new`` (approval) and says ``done``."""
     edit = {"path": "pipeline.py", "old_string": old, "new_string": new}
     server.add(
-        Reply(thinking=("The rate lives in pipeline.py.",), text=("Let me look at **pipeline.py**.",),
+        Reply(thinking=("The rate lives in pipeline.py.",),
+              text=("Let me look at **pipeline.py**.",),
               tool_calls=(ScriptedToolCall("Read", {"path": "pipeline.py"}),)),
         Reply(tool_calls=(ScriptedToolCall("Edit", edit),)),
-        Reply(text=(done,)),
+        Reply(text=tuple(re.findall(r"\S+\s*", done)), event_delay_s=0.01),  # word by word
     )  # fmt: skip
 
 
@@ -64,7 +66,8 @@ def lab(tmp_path_factory: pytest.TempPathFactory, provider: ProviderServer) -> I
     (root / ".git").mkdir()
     (root / "pipeline.py").write_text(ORIGINAL)
     nb = nbformat.v4.new_notebook()
-    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    spec = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nb.metadata["kernelspec"] = spec
     nb.cells.append(nbformat.v4.new_code_cell(""))
     nbformat.write(nb, root / "analysis.ipynb")
     home = tmp_path_factory.mktemp("zengine-home")
@@ -111,6 +114,11 @@ def _panel(page: Any, selector: str) -> Any:
     return page.locator(f"{PANEL} {selector}")
 
 
+def _last_user(page: Any) -> str:
+    """The text of the panel's last user message."""
+    return str(_panel(page, ".jp-zengine-item-user .jp-zengine-body").last.inner_text())
+
+
 def _wait_turn_over(page: Any) -> None:
     page.wait_for_selector(f'{PANEL} .jp-zengine-turnbar[data-running="false"]')
 
@@ -130,15 +138,18 @@ def _notebook_tab(page: Any) -> None:
 # ---------------------------------------------------------------- the tests
 
 
-def test_send_approve_badge_and_rewind_code(page: Any, lab: LabServer, provider: ProviderServer) -> None:
+def test_send_approve_badge_and_rewind_code(
+    page: Any, lab: LabServer, provider: ProviderServer
+) -> None:
     pipeline = lab.root / "pipeline.py"
-    _edit_turn(provider, "RATE = 1", "RATE = 2", "Done: **RATE** is 2 now.")
+    done = "Done: **RATE** is 2 now. " + " ".join(f"word{i}" for i in range(40))
+    _edit_turn(provider, "RATE = 1", "RATE = 2", done)
     _panel(page, ".jp-zengine-input").fill("Set RATE to 2")
     _panel(page, ".jp-zengine-send").click()
 
     prompt = _panel(page, ".jp-zengine-approval").last
     prompt.locator(".jp-zengine-allow").wait_for()
-    assert _panel(page, ".jp-zengine-item-user .jp-zengine-body").last.inner_text() == "Set RATE to 2"
+    assert _last_user(page) == "Set RATE to 2"
     card = _panel(page, '.jp-zengine-tool[data-tool="Edit"]').last
     assert "+RATE = 2" in card.locator(".jp-zengine-diff").inner_text()
     assert pipeline.read_text() == ORIGINAL  # nothing happens before the answer
@@ -153,13 +164,34 @@ def test_send_approve_badge_and_rewind_code(page: Any, lab: LabServer, provider:
     assert prompt.locator("button").count() == 0  # answered: the buttons are gone
     assert "Allowed by you" in prompt.locator(".jp-zengine-approval-outcome").inner_text()
     assert card.get_attribute("data-state") == "done"
-    assert "RATE** is 2" not in _panel(page, ".jp-zengine-item-assistant").last.inner_text()
-    assert _panel(page, ".jp-zengine-item-assistant strong").last.inner_text() == "RATE"
+    # streamed markdown, rendered by JupyterLab, 45 deltas coalesced into a few renders
+    answer = _panel(page, ".jp-zengine-item-assistant .jp-zengine-markdown").last
+    page.wait_for_function("node => node.innerText.includes('word39')", arg=answer.element_handle())
+    assert "RATE** is 2" not in answer.inner_text()
+    assert answer.locator(".jp-RenderedMarkdown strong").inner_text() == "RATE"
+    assert 1 <= int(answer.get_attribute("data-renders")) <= 15
     assert "$" in _panel(page, ".jp-zengine-cost").inner_text()
     _wait_turn_over(page)
     README_SHOT.parent.mkdir(parents=True, exist_ok=True)
     page.locator(PANEL).screenshot(path=str(README_SHOT))
     _shot(page, "2-verified")
+
+    # the sessions list (from meta.json) and resuming the chat from it; the MCP view
+    session = page.locator(PANEL).get_attribute("data-session-id")
+    _panel(page, ".jp-zengine-sessions > summary").click()
+    item = _panel(page, f'.jp-zengine-session[data-session-id="{session}"]')
+    item.wait_for()
+    assert "$" in item.locator(".jp-zengine-session-meta").inner_text()
+    assert "jp-mod-current" in (item.get_attribute("class") or "")
+    connections_before = _panel(page, ".jp-zengine-item").count()
+    item.locator(".jp-zengine-resume").click()
+    page.wait_for_selector(f'{PANEL}[data-subscribed="true"][data-session-id="{session}"]')
+    assert _panel(page, ".jp-zengine-item-user").count() == 1
+    assert _panel(page, ".jp-zengine-item").count() <= connections_before
+    _panel(page, ".jp-zengine-sessions > summary").click()
+    _panel(page, ".jp-zengine-mcp > summary").click()
+    _panel(page, ".jp-zengine-mcp-list >> text=No MCP servers configured.").wait_for()
+    _panel(page, ".jp-zengine-mcp > summary").click()
 
     # the editor opened now shows the agent's version; a code rewind reloads it from disk
     editor = _open_editor(page)
@@ -173,7 +205,7 @@ def test_send_approve_badge_and_rewind_code(page: Any, lab: LabServer, provider:
         "document.querySelector('.jp-FileEditor .cm-content').innerText.includes('RATE = 1')"
     )
     # a code rewind keeps the conversation
-    assert _panel(page, ".jp-zengine-item-user .jp-zengine-body").last.inner_text() == "Set RATE to 2"
+    assert _last_user(page) == "Set RATE to 2"
     _shot(page, "3-rewound-code")
     _notebook_tab(page)
 
@@ -190,7 +222,7 @@ def test_agent_cell_turn_is_live_in_the_panel_both_ways(
     # the turn shows up in the panel, live; the panel answers, the widget follows
     _panel(page, ".jp-zengine-approval .jp-zengine-allow").last.wait_for()
     assert _panel(page, ".jp-zengine-item-user").count() == users_before + 1
-    assert _panel(page, ".jp-zengine-item-user .jp-zengine-body").last.inner_text() == "Set RATE to 3"
+    assert _last_user(page) == "Set RATE to 3"
     widget = cell.locator(".zengine-turn")
     widget.locator(".zengine-approval").wait_for()
     _panel(page, ".jp-zengine-approval .jp-zengine-allow").last.click()
@@ -229,7 +261,8 @@ def test_kernel_restart_reconnects_with_the_history(page: Any) -> None:
     connections = int(page.locator(PANEL).get_attribute("data-connections"))
     session = page.locator(PANEL).get_attribute("data-session-id")
     assert session
-    page.locator('.jp-NotebookPanel:not(.lm-mod-hidden) jp-button[data-command="notebook:restart-kernel"]').click()
+    restart = 'jp-button[data-command="notebook:restart-kernel"]'
+    page.locator(f".jp-NotebookPanel:not(.lm-mod-hidden) {restart}").click()
     page.locator(".jp-Dialog .jp-mod-accept").click()
     page.wait_for_selector(f'{PANEL}[data-connections="{connections + 1}"][data-subscribed="true"]')
     page.wait_for_selector(f'{PANEL}[data-session-id="{session}"]')
@@ -269,9 +302,7 @@ def test_keyboard_only_send_approve_rewind_and_themes(
     page.keyboard.press("Alt+z")
     for _ in range(60):
         page.keyboard.press("Shift+Tab")
-        if page.evaluate(
-            "document.activeElement.classList.contains('jp-zengine-rewind-toggle')"
-        ):
+        if page.evaluate("document.activeElement.classList.contains('jp-zengine-rewind-toggle')"):
             break
     turn = page.evaluate("document.activeElement.closest('[data-turn-id]').dataset.turnId")
     last = _panel(page, ".jp-zengine-item-user").last.get_attribute("data-turn-id")
