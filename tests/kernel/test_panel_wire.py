@@ -128,6 +128,12 @@ def test_agent_cell_turn_is_live_on_the_comm_and_either_view_answers(
     assert [e["request"]["id"] for e in events_of(widget_asked)
             if e["kind"] == "approval_requested"] == [request_id]  # fmt: skip
 
+    # one turn at a time per chat, whichever view started it
+    busy = panel.request(SubmitRequest(id="t2", text="and another thing"))
+    assert not busy.ok
+    assert "already running" in (busy.error or "")
+    assert busy.hint
+
     # answered in the panel (over a subshell, as JupyterLab sends it): the cell's turn goes on
     panel.subshell = kernel.create_subshell()
     answer = ApprovalAnswer(id="a1", request_id=request_id,

@@ -34,7 +34,7 @@ if TYPE_CHECKING:
 
     from IPython.core.interactiveshell import InteractiveShell
 
-    from zengine_jupyter.engine import Session, Subscription, TurnOutcome
+    from zengine_jupyter.engine import Session, TurnOutcome
     from zengine_jupyter.engine._extension import SessionExtension
     from zengine_jupyter.kernel._comm import PanelComm
     from zengine_jupyter.kernel._widget import TurnWidget
@@ -198,40 +198,10 @@ class KernelController:
         return self.chats.get(self.current) if self.current else None
 
     async def begin(self, chat: _Chat, text: str) -> tuple[str | None, TurnOutcome | None]:
-        """Start a turn (or a slash command) in ``chat`` with no widget, as the panel does.
+        """Start a turn in ``chat`` with no widget, as the panel does (``_panel_turn.py``)."""
+        from zengine_jupyter.kernel._panel_turn import begin
 
-        Returns ``(turn_id, None)`` as soon as the turn has started (it goes on as a task owned
-        here), or ``(None, outcome)`` when it ended without starting one (a slash command).
-        What the engine raises before the turn starts is raised here; after that it is
-        published to the chat's views as an ``error`` event.
-        """
-        session = chat.session
-        if session.busy:
-            from zengine_jupyter.engine import TurnInProgressError
-
-            raise TurnInProgressError(
-                f"a turn is already running in chat {session.id}",
-                hint="wait for it to finish, or interrupt it",
-            )
-        sub = session.subscribe()
-        task = self.spawn(self._headless(chat, text), "zengine-panel-turn")
-        waiter = asyncio.ensure_future(_turn_started(sub))
-        try:
-            await asyncio.wait({task, waiter}, return_when=asyncio.FIRST_COMPLETED)
-        finally:
-            sub.close()
-        turn_id = await waiter
-        if turn_id is None:
-            return None, await task
-        task.add_done_callback(functools.partial(_report_failure, chat, turn_id))
-        return turn_id, None
-
-    async def _headless(self, chat: _Chat, text: str) -> TurnOutcome:
-        chat.approvals.policy = None
-        try:
-            return await chat.session.submit(text)
-        finally:
-            self._turn_over(chat)
+        return await begin(self, chat, text)
 
     def _turn_over(self, chat: _Chat) -> None:
         """A turn ended: settings deferred while it ran are loaded now."""
@@ -319,26 +289,6 @@ async def _submit(session: Session, text: str, widget: TurnWidget) -> TurnOutcom
         sub.close()
         with contextlib.suppress(Exception):
             await asyncio.shield(pump)
-
-
-async def _turn_started(sub: Subscription) -> str | None:
-    """The id of the next turn that starts on ``sub`` (None: the subscription closed)."""
-    while (event := await sub.get()) is not None:
-        if event.kind == "turn_started":
-            return event.turn_id
-    return None
-
-
-def _report_failure(chat: _Chat, turn_id: str, task: asyncio.Task[TurnOutcome]) -> None:
-    """A panel turn raised after it started: every view of the chat gets an error event."""
-    if task.cancelled() or (exc := task.exception()) is None:
-        return
-    from zengine_jupyter.protocol._events import EngineError
-
-    message = getattr(exc, "message", None) or str(exc) or type(exc).__name__
-    hint = getattr(exc, "hint", None)
-    error = EngineError(session_id=chat.session.id, turn_id=turn_id, message=message, hint=hint)
-    chat.session.bus.publish(error)
 
 
 async def _reload(session: Session) -> None:

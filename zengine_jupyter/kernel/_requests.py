@@ -7,7 +7,8 @@ raises becomes ``ok`` false with its message and hint (:func:`failure`).
 
 Which chat a request is about: its ``session_id`` when it has one, else the chat the comm
 follows, else the kernel's current chat (the one ``%%agent`` continues). ``submit`` and
-``command`` open a new chat when there is none.
+``command`` open a new chat when there is none, and a comm that follows no chat yet follows
+the one they went to.
 """
 
 from __future__ import annotations
@@ -135,11 +136,12 @@ def _known_chat(view: PanelComm, session_id: str | None) -> _Chat | None:
 
 
 async def _chat(view: PanelComm, session_id: str | None) -> _Chat:
-    """The chat a request is about, opened (resumed or new) when it is not open."""
-    known = _known_chat(view, session_id)
-    if known is not None:
-        return known
-    return await view.controller.open_chat(session_id)
+    """The chat a request is about, opened (resumed or new) when it is not open; a comm that
+    follows no chat yet follows this one from now on (its snapshot comes first)."""
+    chat = _known_chat(view, session_id) or await view.controller.open_chat(session_id)
+    if view.chat is None:
+        view.follow(chat)
+    return chat
 
 
 # ---------------------------------------------------------------- answered by a task

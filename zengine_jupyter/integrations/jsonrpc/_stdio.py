@@ -26,6 +26,8 @@ if TYPE_CHECKING:
 __all__ = ["StdioOptions", "StdioPeer", "spawn_stdio_peer"]
 
 _STDERR_LINES = 40
+_STDERR_SETTLE_S = 0.5
+"""How long a failure waits for the rest of an exiting child's stderr."""
 _STREAM_LIMIT = 1024 * 1024
 _EXIT_POLL_S = 0.1
 
@@ -92,6 +94,14 @@ class StdioPeer:
     def stderr_tail(self) -> str:
         """The last lines the child wrote to stderr."""
         return "\n".join(self._stderr)
+
+    async def stderr_settled(self) -> str:
+        """:meth:`stderr_tail` once stderr is read to its end (a child that just
+        exited may still have its last lines in the pipe), waiting at most `_STDERR_SETTLE_S`."""
+        if self._stderr_task is not None:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(asyncio.shield(self._stderr_task), _STDERR_SETTLE_S)
+        return self.stderr_tail()
 
     async def _drain(self, stream: asyncio.StreamReader) -> None:
         with contextlib.suppress(ValueError, ConnectionError):

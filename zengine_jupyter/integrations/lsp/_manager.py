@@ -169,8 +169,8 @@ class LspManager:
             slot.client = client
             await client.initialize(self.options.init_timeout_s)
         except (ProcessError, JsonRpcError) as exc:
+            tail = (await client.peer.stderr_settled()).splitlines()[-3:] if client else []
             slot.state = "failed"
-            tail = client.peer.stderr_tail().splitlines()[-3:] if client else []
             slot.detail = f"it did not start: {exc.message}" + (
                 f" (stderr: {' | '.join(tail)})" if tail else ""
             )
