@@ -91,7 +91,8 @@ export class ChatView {
         this._cardFor(event.call_id).finish(event.output, event.is_error, event.diff);
         break;
       case 'provider_busy':
-        this._line('busy', `provider busy, retry ${event.attempt} in ${event.wait_s.toFixed(1)} s: ${event.message}`);
+        this._line('busy', `provider busy, retry ${event.attempt} in ${event.wait_s.toFixed(1)} s`).title =
+          event.message; // the provider's own words, on hover
         break;
       case 'error':
         this._endStream();

@@ -172,6 +172,19 @@ export class ZenginePanel extends Widget {
     await this._subscribe(this._sessionId);
   }
 
+  /** The chat's cost and title from its meta.json (usage records are not in a snapshot). */
+  private async _loadMeta(): Promise<void> {
+    const session = this._sessionId;
+    if (!session) {
+      return;
+    }
+    const reply = await this._request({ kind: 'list_sessions' });
+    const meta = reply.sessions?.find(m => m.id === session);
+    if (meta && session === this._sessionId) {
+      this._bar.setChat(meta.cost_usd, meta.title);
+    }
+  }
+
   /** The input box's completions: the chat's commands (MCP prompts appear once it opens). */
   private async _loadCommands(): Promise<void> {
     const commands = await this._request({ kind: 'list_commands' });
@@ -217,6 +230,7 @@ export class ZenginePanel extends Widget {
         this._sessions.current = this._sessionId;
         this._chat.reset(message);
         void this._loadCommands();
+        void this._loadMeta();
         void this._applySettings();
         return;
       case 'event':

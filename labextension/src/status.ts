@@ -69,6 +69,18 @@ export class StatusBar {
     this._cost.textContent = this._priced ? `chat ${usd(this._sessionUsd)}` : '';
   }
 
+  /** From the chat's meta.json: its cost so far and its title (when the log has none). */
+  setChat(cost: number, title: string): void {
+    if (!this._priced || cost > this._sessionUsd) {
+      this._sessionUsd = cost;
+      this._priced = true;
+      this._cost.textContent = `chat ${usd(cost)}`;
+    }
+    if (!this._title.textContent && title) {
+      this._title.textContent = title;
+    }
+  }
+
   /** From a live CostUpdated event. */
   setCost(turn: number | null, session: number | null): void {
     if (session !== null) {

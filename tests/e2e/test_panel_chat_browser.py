@@ -7,6 +7,7 @@ local model provider (issue 13, acceptance 2-5).
 3. a ``%%agent`` cell's turn appears live in the panel; an approval given in the panel updates
    the cell's widget, and one given in the widget updates the panel.
 4. a kernel restart: the panel reconnects and shows the chat's history.
+   (and: "provider busy, retry N in X s", then Interrupt stops a streaming turn)
 5. keyboard only (no clicks): send, approve, rewind (an editor with unsaved changes asks
    first); screenshots in the light and the dark theme.
 
@@ -269,7 +270,34 @@ def test_kernel_restart_reconnects_with_the_history(page: Any) -> None:
     texts = _panel(page, ".jp-zengine-item-user .jp-zengine-body").all_inner_texts()
     assert texts[:3] == ["Set RATE to 2", "Set RATE to 3", "Set RATE to 4"]
     assert _panel(page, '.jp-zengine-tool[data-tool="Edit"][data-state="done"]').count() == 3
+    # the check records behind the badge, and the chat's cost (from its meta.json)
+    assert _panel(page, '.jp-zengine-check[data-check-id="pipeline"]').count() == 1
+    page.wait_for_function(
+        f"document.querySelector('{PANEL} .jp-zengine-cost').textContent.startsWith('chat $')"
+    )
     _shot(page, "6-after-restart")
+
+
+def test_provider_busy_then_interrupt(page: Any, provider: ProviderServer) -> None:
+    story = tuple(f"line {i}. " for i in range(100))
+    provider.add(
+        Reply(status=429, retry_after="1"),
+        Reply(text=story, event_delay_s=0.05),
+    )
+    _panel(page, ".jp-zengine-input").fill("Tell me a long story")
+    _panel(page, ".jp-zengine-input").press("Enter")
+    busy = _panel(page, ".jp-zengine-item-busy").last
+    busy.wait_for()
+    assert re.fullmatch(r"provider busy, retry \d+ in 1\.0 s", busy.inner_text())
+    interrupt = _panel(page, ".jp-zengine-interrupt")
+    _panel(page, ".jp-zengine-item-assistant >> text=line 3.").wait_for()
+    assert interrupt.is_enabled()
+    _shot(page, "7-busy-and-streaming")
+    interrupt.click()
+    _panel(page, ".jp-zengine-item-notice >> text=Turn interrupted").wait_for()
+    _wait_turn_over(page)
+    assert interrupt.is_disabled()
+    assert "line 99." not in _panel(page, ".jp-zengine-item-assistant").last.inner_text()
 
 
 def test_keyboard_only_send_approve_rewind_and_themes(
@@ -293,7 +321,7 @@ def test_keyboard_only_send_approve_rewind_and_themes(
     _panel(page, ".jp-zengine-approval .jp-zengine-allow").last.wait_for()
     page.keyboard.press("Alt+y")  # zengine:focus-approval
     assert page.evaluate("document.activeElement.classList.contains('jp-zengine-allow')")
-    _shot(page, "7-keyboard-approval-light")
+    _shot(page, "8-keyboard-approval-light")
     page.keyboard.press("Enter")
     _wait_turn_over(page)
     assert pipeline.read_text().startswith("RATE = 5")
@@ -313,14 +341,14 @@ def test_keyboard_only_send_approve_rewind_and_themes(
     dialog = page.locator(".jp-Dialog")
     dialog.wait_for()
     assert "unsaved changes" in dialog.inner_text()
-    _shot(page, "8-keyboard-rewind-asks")
+    _shot(page, "9-keyboard-rewind-asks")
     page.keyboard.press("Enter")  # the default button: reload from disk
     _panel(page, ".jp-zengine-item-rewind >> text=Reloaded from disk").wait_for()
     assert pipeline.read_text() == before
     page.wait_for_function(
         "document.querySelector('.jp-FileEditor .cm-content').innerText.includes('RATE = 4')"
     )
-    _shot(page, "9-keyboard-rewound-light")
+    _shot(page, "10-keyboard-rewound-light")
 
     # the dark theme, through JupyterLab's CSS variables
     light = _background(page)
@@ -332,7 +360,7 @@ def test_keyboard_only_send_approve_rewind_and_themes(
     page.wait_for_function(
         f"getComputedStyle(document.querySelector('{PANEL}')).backgroundColor !== '{light}'"
     )
-    _shot(page, "10-dark-theme")
+    _shot(page, "11-dark-theme")
 
 
 def _background(page: Any) -> str:
