@@ -70,7 +70,9 @@ export class ToolCard {
 
   /** The call ran: its real diff (if any) replaces the arguments' one; the result, collapsed. */
   finish(output: string, isError: boolean, diff?: string | null): void {
-    this.setState(isError ? 'failed' : 'done');
+    if (this.node.dataset.state !== 'denied') {
+      this.setState(isError ? 'failed' : 'done'); // a denied call's answer is the denial
+    }
     if (diff) {
       if (this._diff) {
         this._diff.textContent = diff;

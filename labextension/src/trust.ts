@@ -18,10 +18,12 @@ export class TrustBanner {
   show(event: TrustRequired): void {
     this.clear();
     const node = el('section', 'jp-zengine-trust', null, this._host);
-    node.setAttribute('role', 'alertdialog');
-    node.setAttribute('aria-label', 'Trust this workspace?');
+    node.setAttribute('role', 'region');
+    node.setAttribute('aria-live', 'polite'); // announced when it appears, focus stays put
     node.dataset.folder = event.folder;
-    el('h3', 'jp-zengine-trust-title', 'Trust this workspace?', node);
+    const title = el('h3', 'jp-zengine-trust-title', 'Trust this workspace?', node);
+    title.id = `jp-zengine-trust-${++counter}`;
+    node.setAttribute('aria-labelledby', title.id);
     el('div', 'jp-zengine-trust-folder', event.folder, node);
     el('div', 'jp-zengine-trust-lead', 'Until you trust it, its settings cannot:', node);
     const list = el('ul', 'jp-zengine-trust-withheld', null, node);
@@ -59,3 +61,5 @@ export class TrustBanner {
 
   private _node: HTMLElement | null = null;
 }
+
+let counter = 0;

@@ -278,6 +278,28 @@ def test_kernel_restart_reconnects_with_the_history(page: Any) -> None:
     _shot(page, "6-after-restart")
 
 
+def test_deny_with_a_reason(page: Any, lab: LabServer, provider: ProviderServer) -> None:
+    pipeline = lab.root / "pipeline.py"
+    before = pipeline.read_text()
+    _edit_turn(provider, before.splitlines()[0], "RATE = 99", "Understood, I left it.")
+    _panel(page, ".jp-zengine-input").fill("Set RATE to 99")
+    _panel(page, ".jp-zengine-input").press("Enter")
+    prompt = _panel(page, ".jp-zengine-approval").last
+    prompt.locator(".jp-zengine-deny").wait_for()
+    prompt.locator(".jp-zengine-deny-reason").fill("99 is too high")
+    prompt.locator(".jp-zengine-deny").click()
+    outcome = prompt.locator(".jp-zengine-approval-outcome")
+    outcome.wait_for()
+    assert outcome.inner_text() == "Denied by you: 99 is too high."
+    assert prompt.locator("button").count() == 0
+    card = _panel(page, '.jp-zengine-tool[data-tool="Edit"]').last
+    assert card.get_attribute("data-state") == "denied"
+    _wait_turn_over(page)
+    assert pipeline.read_text() == before
+    # the model was told why
+    assert "99 is too high" in str(provider.requests[-1].body)
+
+
 def test_provider_busy_then_interrupt(page: Any, provider: ProviderServer) -> None:
     story = tuple(f"line {i}. " for i in range(100))
     provider.add(
@@ -365,3 +387,22 @@ def test_keyboard_only_send_approve_rewind_and_themes(
 
 def _background(page: Any) -> str:
     return str(page.locator(PANEL).evaluate("node => getComputedStyle(node).backgroundColor"))
+
+
+def test_always_allow_writes_the_rule_to_the_chosen_layer(
+    page: Any, lab: LabServer, provider: ProviderServer
+) -> None:
+    pipeline = lab.root / "pipeline.py"
+    first = pipeline.read_text().splitlines()[0]
+    _edit_turn(provider, first, "RATE = 6", "RATE is 6.")
+    _panel(page, ".jp-zengine-input").fill("Set RATE to 6")
+    _panel(page, ".jp-zengine-input").press("Enter")
+    prompt = _panel(page, ".jp-zengine-approval").last
+    prompt.locator(".jp-zengine-always").wait_for()
+    prompt.locator(".jp-zengine-layer-select").select_option("local")
+    prompt.locator(".jp-zengine-always").click()
+    prompt.locator(".jp-zengine-approval-outcome").wait_for()
+    _wait_turn_over(page)
+    assert pipeline.read_text().startswith("RATE = 6")
+    local = lab.root / ".z-engine" / "settings.local.toml"
+    assert "pipeline.py" in local.read_text()
