@@ -549,8 +549,9 @@ export interface SlashCommand {
 
 /**
  * A chat as it stands, sent before its :class:`Reply` to a :class:`SubscribeRequest`, and
- * unprompted when the view must be rebuilt (after a conversation rewind, or for a panel that
- * fell behind: the kernel's answer to a ``resync`` event).
+ * unprompted when the view must be rebuilt (after a conversation rewind, for a panel that
+ * fell behind: the kernel's answer to a ``resync`` event, or when the comm starts following
+ * another chat: the kernel's current one changed, or the first one opened).
  */
 export interface Snapshot {
   v: 1;

@@ -119,6 +119,22 @@ async def test_a_view_that_fell_behind_gets_a_fresh_snapshot(chat: _Chat) -> Non
     assert "has no user message 'nope'" in (failed.error or "")
     assert failed.hint
 
+    # following breaks (here: the snapshot after a resync): an error event, no task error
+    comm.sent.clear()
+
+    def broken(*_args: object) -> Snapshot:
+        raise OSError("log unreadable")
+
+    view.snapshot = broken  # type: ignore[method-assign]
+    for n in range(limit + 1):
+        chat.session.bus.publish(Notice(session_id=chat.session.id, topic="t", text=str(n)))
+    await _until(lambda: any(isinstance(m, EventMessage) and m.event.kind == "error"
+                             for m in comm.sent))  # fmt: skip
+    (error,) = [m.event for m in comm.sent if isinstance(m, EventMessage)]
+    assert "stopped following" in error.message
+    assert "OSError: log unreadable" in error.message
+    await _until(lambda: chat.session.bus._subscribers == others)
+
     # the panel closes the comm (on another thread): nothing is forwarded any more
     assert comm.on_close_cb is not None
     callback = comm.on_close_cb
@@ -132,3 +148,11 @@ async def test_a_view_that_fell_behind_gets_a_fresh_snapshot(chat: _Chat) -> Non
     await asyncio.sleep(0.05)
     assert comm.sent == []
     assert not comm.closed  # the panel closed it: the kernel does not close it again
+
+    # a comm that opened just before %unload_ext closed the controller is closed at once
+    controller.chats.clear()  # the fixture closes the chat (no nested loop run here)
+    controller.close()
+    late_comm = FakeComm()
+    PanelComm(late_comm, controller).register()
+    assert late_comm.closed
+    assert not controller.views

@@ -14,6 +14,7 @@ from zengine_jupyter.protocol import (
     ApprovalAnswer,
     ApprovalDecision,
     ApprovalRequested,
+    CommandRequest,
     EventMessage,
     MessageRecord,
     Reply,
@@ -133,6 +134,12 @@ def test_agent_cell_turn_is_live_on_the_comm_and_either_view_answers(
     assert not busy.ok
     assert "already running" in (busy.error or "")
     assert busy.hint
+    # commands that never start a turn run beside it, and refuse what a turn forbids
+    cost = panel.request(CommandRequest(id="c1", name="cost"))
+    assert (cost.text or "").startswith("cost so far:")
+    model = panel.request(CommandRequest(id="c2", name="model", args="claude-opus-4-1"))
+    assert not model.ok
+    assert "cannot change during a turn" in (model.error or "")
 
     # answered in the panel (over a subshell, as JupyterLab sends it): the cell's turn goes on
     panel.subshell = kernel.create_subshell()
@@ -162,3 +169,13 @@ def test_agent_cell_turn_is_live_on_the_comm_and_either_view_answers(
     assert [e.by for e in approved] == ["user"]
     late = panel.request(answer.model_copy(update={"id": "a2", "request_id": request_id}))
     assert not late.ok
+
+    # the panel subscribed to the kernel's current chat: it follows `%%agent --new` there
+    sid = approved[0].session_id
+    server.add(Scripted(text=("A new chat.",)))
+    kernel.execute("%%agent --new\nstart over\n")
+    moved = panel.until_event("turn_ended")
+    assert isinstance(moved[0], Snapshot)
+    assert moved[0].id is None
+    assert moved[0].session_id not in ("", sid)
+    assert {e.session_id for e in events(moved)} == {moved[0].session_id}

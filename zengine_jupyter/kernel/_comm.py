@@ -12,7 +12,8 @@ kernel's loop (``call_soon_threadsafe``); everything else, ``comm.send`` include
 A comm follows one chat (:meth:`PanelComm.follow`): a :class:`~zengine_jupyter.protocol.Snapshot`
 of it, then each of its events as an ``event`` message. A ``resync`` event (the comm fell
 behind) and a conversation rewind are answered with a fresh unprompted snapshot instead.
-A comm subscribed while the kernel had no chat follows the next chat that opens.
+A comm subscribed without a session id follows the kernel's current chat: the next chat that
+opens when there is none yet, and whichever chat ``%%agent`` (or a panel) makes current.
 """
 
 from __future__ import annotations
@@ -47,11 +48,16 @@ def open_comm(comm: Any, open_msg: dict[str, Any]) -> None:
 
     controller = controller_for(get_ipython())
     if controller is None or controller.loop is None or controller.loop.is_closed():
-        comm.close()
+        comm.close()  # zengine is not loaded (any more) in this kernel
         return
-    view = PanelComm(comm, controller)
-    comm.send(HelloMessage(version=__version__).model_dump(mode="json"))
-    view.post(controller.views.add, view)
+    try:
+        view = PanelComm(comm, controller)
+        comm.send(HelloMessage(version=__version__).model_dump(mode="json"))
+    except Exception:  # never an error in the kernel's log for a panel's comm_open
+        with contextlib.suppress(Exception):
+            comm.close()
+        return
+    view.post(view.register)
 
 
 class PanelComm:
@@ -64,8 +70,10 @@ class PanelComm:
         self.loop: asyncio.AbstractEventLoop = controller.loop
         self.chat: _Chat | None = None
         """The chat this comm follows (None: none yet)."""
-        self.waiting = False
-        """Subscribed while the kernel had no chat: follow the next one that opens."""
+        self.follows_current = False
+        """Subscribed to the kernel's current chat (no session id): follow it when ``%%agent``
+        (``--new``, ``--session``) or a panel makes another chat current; also while the
+        kernel has no chat yet."""
         self.closed = False
         self._sub: Subscription | None = None
         self._pump: asyncio.Task[None] | None = None
@@ -87,12 +95,23 @@ class PanelComm:
         self.post(self.detach)
 
     # ------------------------------------------------------------ on the loop
+    def register(self) -> None:
+        """Join the controller's views (closed at once if ``%unload_ext`` came first)."""
+        if self.controller.closed:
+            self.close()
+        else:
+            self.controller.views.add(self)
+
     def send(self, message: BaseModel) -> None:
-        if not self.closed:
+        if self.closed:
+            return
+        try:
             self.comm.send(message.model_dump(mode="json"))
+        except Exception:  # the comm is gone underneath us: stop following
+            self.detach()
 
     def _receive(self, data: Any) -> None:
-        from zengine_jupyter.kernel._requests import answer_now, parse_request
+        from zengine_jupyter.kernel._requests import answer_now, failure, parse_request
 
         if self.closed or not isinstance(data, dict) or not isinstance(data.get("id"), str):
             return  # not a request: nothing to correlate a reply with
@@ -100,7 +119,10 @@ class PanelComm:
         if failed is not None:
             self.send(failed)
             return
-        reply = answer_now(self, request)
+        try:
+            reply = answer_now(self, request)
+        except Exception as exc:  # nothing the engine raises reaches the kernel
+            reply = failure(request.id, exc)
         if reply is not None:
             self.send(reply)
             return
@@ -133,22 +155,41 @@ class PanelComm:
             running_turn_id=chat.running_turn_id,
         )
 
-    def follow(self, chat: _Chat | None, request_id: str | None = None) -> None:
-        """Follow ``chat`` from now on (None: the next chat that opens); sends its snapshot."""
+    def follow(
+        self, chat: _Chat | None, request_id: str | None = None, *, current: bool = False
+    ) -> None:
+        """Follow ``chat`` from now on (``current``: and whichever chat becomes the kernel's
+        current one; None: none yet); sends its snapshot."""
         self._unfollow()
         self.chat = chat
-        self.waiting = chat is None
+        self.follows_current = current or chat is None
         self.send(self.snapshot(chat, request_id))
         if chat is not None:
             self._sub = sub = chat.session.subscribe()
             self._pump = self.loop.create_task(self._forward(sub, chat), name="zengine-panel-pump")
 
     def chat_opened(self, chat: _Chat) -> None:
-        """The controller made ``chat`` current: a waiting comm follows it (unprompted)."""
-        if self.waiting and not self.closed:
-            self.follow(chat)
+        """The controller made ``chat`` current: a comm following the current chat switches
+        to it (an unprompted snapshot, then its events)."""
+        if self.follows_current and not self.closed and chat is not self.chat:
+            self.follow(chat, current=True)
 
     async def _forward(self, sub: Subscription, chat: _Chat) -> None:
+        from zengine_jupyter.protocol._events import EngineError
+        from zengine_jupyter.protocol._wire import EventMessage
+
+        try:
+            await self._pump_events(sub, chat)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # never a task error in the kernel's log: tell the panel
+            sub.close()
+            self.send(EventMessage(event=EngineError(
+                session_id=chat.session.id, message=f"the panel stopped following chat "
+                f"{chat.session.id}: {type(exc).__name__}: {exc}",
+                hint="reopen the panel or subscribe again")))  # fmt: skip
+
+    async def _pump_events(self, sub: Subscription, chat: _Chat) -> None:
         from zengine_jupyter.protocol._wire import EventMessage
 
         while (event := await sub.get()) is not None:
@@ -171,7 +212,7 @@ class PanelComm:
             self._pump.add_done_callback(self.tasks.discard)
             self._pump = None
         self.chat = None
-        self.waiting = False
+        self.follows_current = False
 
     def detach(self) -> list[asyncio.Task[Any]]:
         """Stop forwarding and answering; returns the tasks cancelled (to wait for)."""

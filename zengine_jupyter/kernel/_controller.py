@@ -93,6 +93,8 @@ class KernelController:
     loop: asyncio.AbstractEventLoop | None = None
     """The kernel's own loop (captured at ``%load_ext``): comm callbacks on a subshell thread
     hand their work to it."""
+    closed: bool = False
+    """``%unload_ext`` closed it."""
     _opening: asyncio.Lock | None = None
 
     def __post_init__(self) -> None:
@@ -136,6 +138,7 @@ class KernelController:
     def close(self) -> None:
         """``%unload_ext``: close the panel comms, cancel turns, close widgets, close every
         chat (in the background, waited for)."""
+        self.closed = True
         closed_views = [task for view in list(self.views) for task in view.close()]
         self.views.clear()
         tasks = list(self.tasks) + closed_views

@@ -155,10 +155,15 @@ async def answer_later(view: PanelComm, request: Any) -> Reply:
 async def _subscribe(view: PanelComm, request: Any) -> Reply:
     controller = view.controller
     if request.session_id:
-        chat: _Chat | None = await controller.open_chat(request.session_id)
+        following, view.follows_current = view.follows_current, False  # one snapshot, below
+        try:
+            chat: _Chat | None = await controller.open_chat(request.session_id)
+        finally:
+            view.follows_current = following  # (a failed subscribe changes nothing)
     else:
         chat = controller.current_chat()
-    view.follow(chat, request.id)  # the snapshot goes out before the reply, events after
+    # the snapshot goes out before the reply, events after
+    view.follow(chat, request.id, current=not request.session_id)
     return _ok(request.id)
 
 
@@ -174,6 +179,13 @@ async def _command(view: PanelComm, request: Any) -> Reply:
     if name not in chat.session.commands:
         return _failed(request.id, f"there is no command /{name} in this chat",
                        hint="/help lists the commands")  # fmt: skip
+    from zengine_jupyter.engine._custom_commands import CustomCommand
+    from zengine_jupyter.kernel._slash import KNOWN
+
+    command = chat.session.commands[name]
+    if chat.session.busy and name in KNOWN and not isinstance(command, CustomCommand):
+        result = await command(chat.session, request.args)  # never a turn: runs beside one
+        return _ok(request.id, text=result.text)
     line = f"/{name} {request.args}".rstrip()
     turn_id, outcome = await view.controller.begin(chat, line)
     return _ok(request.id, turn_id=turn_id, text=outcome.text if outcome else None)
@@ -209,6 +221,14 @@ async def _trust(view: PanelComm, request: Any) -> Reply:
 
     await asyncio.to_thread(TrustStore().trust, root)
     await view.controller.reload_settings(root)
+    from zengine_jupyter.protocol._events import Notice
+
+    for chat in list(view.controller.chats.values()):  # every view of them hides its banner
+        if chat.session.root == root:
+            text = f"trusted {root}: its settings apply" + (
+                " from the end of this turn" if chat.session.busy else " now"
+            )
+            chat.session.bus.publish(Notice(session_id=chat.session.id, topic="trust", text=text))
     return _ok(request.id)
 
 

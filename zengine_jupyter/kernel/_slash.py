@@ -37,6 +37,7 @@ KNOWN: dict[str, tuple[str, str | None]] = {
 
 async def slash_commands(session: Session | None) -> list[SlashCommand]:
     """Sorted by name; custom and MCP prompt commands carry their own descriptions."""
+    from zengine_jupyter.engine._custom_commands import CustomCommand
     from zengine_jupyter.protocol._wire import SlashCommand
 
     if session is None:
@@ -55,12 +56,12 @@ async def slash_commands(session: Session | None) -> list[SlashCommand]:
             description = prompt.description or f"MCP prompt {prompt.name} from {prompt.server}"
             out.append(SlashCommand(name=name, description=description,
                                     argument_hint=args or None))  # fmt: skip
-        elif name in KNOWN:
-            description, hint = KNOWN[name]
-            out.append(SlashCommand(name=name, description=description, argument_hint=hint))
-        else:
+        elif isinstance(found[name], CustomCommand) or name not in KNOWN:
             text = getattr(found[name], "description", "") or "Custom command"
             out.append(SlashCommand(name=name, description=text, argument_hint="[arguments]"))
+        else:
+            description, hint = KNOWN[name]
+            out.append(SlashCommand(name=name, description=description, argument_hint=hint))
     return out
 
 

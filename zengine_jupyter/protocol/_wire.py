@@ -102,7 +102,8 @@ class SubscribeRequest(_Request):
 
     kind: Literal["subscribe"] = "subscribe"
     session_id: str | None = None
-    """None: the kernel's current chat (the one ``%%agent`` continues)."""
+    """None: the kernel's current chat (the one ``%%agent`` continues), followed as it changes;
+    an id: that chat (resumed from the store if this kernel has not opened it), and only it."""
 
 
 class SubmitRequest(_Request):
@@ -218,13 +219,15 @@ class EventMessage(_Wire):
 
 class Snapshot(_Wire):
     """A chat as it stands, sent before its :class:`Reply` to a :class:`SubscribeRequest`, and
-    unprompted when the view must be rebuilt (after a conversation rewind, or for a panel that
-    fell behind: the kernel's answer to a ``resync`` event)."""
+    unprompted when the view must be rebuilt (after a conversation rewind, for a panel that
+    fell behind: the kernel's answer to a ``resync`` event, or when the comm starts following
+    another chat: the kernel's current one changed, or the first one opened)."""
 
     kind: Literal["snapshot"] = "snapshot"
     id: str | None = None
     """The :class:`SubscribeRequest` it answers; None when sent unprompted."""
     session_id: str
+    """The chat from now on followed; empty when the kernel has no chat yet."""
     records: list[LogRecord] = []
     """The chat's log, oldest first (records a rewind dropped are left out)."""
     pending: list[ApprovalRequest] = []
