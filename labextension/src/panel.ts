@@ -240,6 +240,8 @@ export class ZenginePanel extends Widget {
         }
         if (message.event.kind === 'trust_required') {
           this._trust.show(message.event);
+        } else if (message.event.kind === 'notice' && message.event.topic === 'trust') {
+          this._trust.clear(); // trusted from here or from another view of the folder
         }
         this._chat.apply(message.event);
         if (message.event.kind === 'turn_ended') {

@@ -127,6 +127,7 @@ def test_panel_connects_follows_notebooks_and_survives_restart(
     _shot(page, "1-trust-banner")
     banner.locator(".jp-zengine-trust-yes").click()
     banner.wait_for(state="detached")
+    page.wait_for_selector(f"{PANEL} .jp-zengine-item-notice >> text=trust:")  # every view hears
     trusted = json.loads((home / "trust.json").read_text())
     assert str(lab.root) in json.dumps(trusted)
 
