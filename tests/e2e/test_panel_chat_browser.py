@@ -406,3 +406,23 @@ def test_always_allow_writes_the_rule_to_the_chosen_layer(
     assert pipeline.read_text().startswith("RATE = 6")
     local = lab.root / ".z-engine" / "settings.local.toml"
     assert "pipeline.py" in local.read_text()
+
+
+def test_rewind_conversation_drops_the_message_and_keeps_the_files(
+    page: Any, lab: LabServer
+) -> None:
+    pipeline = lab.root / "pipeline.py"
+    files = pipeline.read_text()
+    users = _panel(page, ".jp-zengine-item-user")
+    count = users.count()
+    assert _last_user(page) == "Set RATE to 6"
+    last = users.last
+    last.locator(".jp-zengine-rewind-toggle").click()
+    last.locator(".jp-zengine-rewind-conversation").click()
+    # the kernel sends the rebuilt chat: the message and its turn are gone
+    page.wait_for_function(
+        f"document.querySelectorAll('{PANEL} .jp-zengine-item-user').length === {count - 1}"
+    )
+    assert "Set RATE to 6" not in _panel(page, ".jp-zengine-messages").inner_text()
+    assert pipeline.read_text() == files
+    _shot(page, "12-rewound-conversation")
