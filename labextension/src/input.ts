@@ -32,6 +32,7 @@ export class InputBox {
     this.input.rows = 3;
     this.input.placeholder = 'Ask the agent… (Enter sends, Shift+Enter for a new line, / for commands)';
     this.input.setAttribute('aria-label', 'Message to the agent');
+    this.input.title = 'Alt+Z focuses this box from anywhere; Alt+Y goes to a waiting approval';
     this.input.setAttribute('aria-autocomplete', 'list');
     this._list = el('ul', 'jp-zengine-completions', null, wrap);
     this._list.id = `jp-zengine-completions-${++counter}`;
