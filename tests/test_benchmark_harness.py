@@ -102,3 +102,71 @@ def test_every_real_benchmark_module_is_discovered_and_well_formed() -> None:
     )
     assert done.returncode == 2
     assert "load_ext" in done.stderr
+
+
+def test_an_absolute_ceiling_and_a_unit_show_in_the_limit_column() -> None:
+    rows = [
+        Row("time", 0.016, 0.7, 0.5, max_ours=0.3),
+        Row("slow", 0.4, 1.0, 0.5, max_ours=0.3),
+        Row("rss", 0.8 * 2**20, 52 * 2**20, 0.5, unit="bytes"),
+    ]
+    assert [r.ok for r in rows] == [True, False, True]
+    lines = render(rows).splitlines()
+    assert lines[1].endswith("<= 0.5 ok, ours <= 300.0 ms ok")
+    assert lines[2].endswith("<= 0.5 ok, ours <= 300.0 ms OVER")  # within the ratio, not the cap
+    assert "0.8 MiB" in lines[3]
+    assert "52.0 MiB" in lines[3]
+
+
+def test_runs_measure_once_for_every_row_that_reads_them() -> None:
+    from benchmarks._runs import Runs
+
+    made: list[int] = []
+
+    def run() -> dict[str, float]:
+        made.append(len(made))
+        return {"s": float(len(made)), "bytes": 10.0 * len(made)}
+
+    runs, base = Runs(run), Runs(lambda: {"s": 1.0, "bytes": 1.0})
+    time_row = measure(Benchmark("t", runs.sample("s"), base.sample("s"), repeat=3))
+    rss_row = measure(Benchmark("m", runs.sample("bytes"), base.sample("bytes"), repeat=3))
+    again = measure(Benchmark("t2", runs.sample("s", "again"), base.sample("s", "x"), repeat=3))
+    assert made == [0, 1, 2, 3]  # one warm-up and three runs, shared by the three rows
+    assert (time_row.ours_s, rss_row.ours_s, again.ours_s) == (3.0, 30.0, 3.0)
+
+
+@pytest.mark.slow
+def test_the_anchor_rows_skip_with_the_reason_when_pypi_cannot_be_reached(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from benchmarks.bench_load_ext import _anchor_rows
+
+    venv = tmp_path / "anchor"
+    monkeypatch.setenv("ZENGINE_ANCHOR_VENV", str(venv))
+    dead = "http://127.0.0.1:9/simple"  # nothing listens on the discard port
+    for name, value in (
+        ("PIP_INDEX_URL", dead),
+        ("PIP_EXTRA_INDEX_URL", dead),
+        ("PIP_FIND_LINKS", str(tmp_path / "none")),
+        ("PIP_RETRIES", "0"),
+    ):
+        monkeypatch.setenv(name, value)  # fmt: skip
+    assert _anchor_rows() == []
+    err = capsys.readouterr().err
+    assert f"skipped: %load_ext zengine vs jupyter_ai_magics: could not create {venv}" in err
+    assert "No matching distribution" in err
+    assert "it needs PyPI once" in err
+    assert not venv.exists()  # no half-made environment is left to be taken for a cached one
+
+
+def test_the_anchor_never_replaces_a_folder_that_is_not_a_venv(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from benchmarks._anchor import anchor_python
+
+    (tmp_path / "notes.txt").write_text("mine")
+    monkeypatch.setenv("ZENGINE_ANCHOR_VENV", str(tmp_path))
+    python, why = anchor_python()
+    assert python is None
+    assert why == f"{tmp_path} exists and is not a virtual environment: not replacing it"
+    assert (tmp_path / "notes.txt").read_text() == "mine"

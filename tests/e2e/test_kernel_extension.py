@@ -87,7 +87,7 @@ def test_loading_imports_nothing_heavy(kernel: KernelHarness) -> None:
     heavy = [
         m
         for m in modules
-        if m.split(".")[0] in ("mcp", "httpx", "httpcore")
+        if m.split(".")[0] in ("mcp", "httpx", "httpcore", "pydantic", "ipywidgets", "anywidget")
         or m.startswith(
             (
                 "zengine_jupyter.integrations.lsp",

@@ -58,6 +58,8 @@ class TurnRequest:
     model: str | None = None
     wait: bool = False
     yes: bool = False
+    sent_note: str | None = None
+    """``--vars``: what was replaced in ``text`` (the widget then shows what was sent)."""
 
 
 @dataclass
@@ -95,6 +97,8 @@ class KernelController:
     hand their work to it."""
     closed: bool = False
     """``%unload_ext`` closed it."""
+    trust_listeners: list[Callable[[Path], Coroutine[Any, Any, None]]] = field(default_factory=list)
+    """Awaited after :meth:`trust` (the status widgets refresh)."""
     _opening: asyncio.Lock | None = None
 
     def __post_init__(self) -> None:
@@ -117,7 +121,8 @@ class KernelController:
 
         loop = asyncio.get_running_loop()
         blocking = request.wait or not self.interactive()
-        widget = TurnWidget(loop, prompt=request.text, interactive=not blocking)
+        widget = TurnWidget(loop, prompt=request.text, interactive=not blocking,
+                            sent_note=request.sent_note or "")  # fmt: skip
         self.widgets.append(widget)
         display(widget)
         policy = True if request.yes else (False if blocking else None)
@@ -162,6 +167,11 @@ class KernelController:
             _run_to_end(loop, loop.create_task(asyncio.wait({closing}, timeout=CLOSE_WAIT_S)))
 
     # ------------------------------------------------------------------ on the loop
+    async def chat_session(self, session_id: str | None = None) -> Session:
+        """The chat a widget acts on (rewind): ``session_id``'s, opened if need be, else the
+        current one (a new one when there is none)."""
+        return (await self._chat(TurnRequest(text="", session_id=session_id))).session
+
     async def _turn(self, request: TurnRequest, widget: TurnWidget, policy: bool | None) -> None:
         chat: _Chat | None = None
         try:
@@ -225,6 +235,24 @@ class KernelController:
             else:
                 await chat.session.reload_settings()
         return count
+
+    async def trust(self, root: Path) -> None:
+        """Trust ``root`` (from the panel or a status widget): record it, reload the settings of
+        its open chats, tell every view of them, then the :attr:`trust_listeners`."""
+        from zengine_jupyter.config import TrustStore
+        from zengine_jupyter.protocol._events import Notice
+
+        await asyncio.to_thread(TrustStore().trust, root)
+        await self.reload_settings(root)
+        for chat in list(self.chats.values()):  # every view of them hides its banner
+            if chat.session.root == root:
+                when = " from the end of this turn" if chat.session.busy else " now"
+                text = f"trusted {root}: its settings apply{when}"
+                chat.session.bus.publish(Notice(session_id=chat.session.id, topic="trust",
+                                                text=text))  # fmt: skip
+        for listener in list(self.trust_listeners):
+            with contextlib.suppress(Exception):  # a view failing to refresh is not a failure
+                await listener(root)
 
     # ------------------------------------------------------------------ chats
     async def _chat(self, request: TurnRequest) -> _Chat:

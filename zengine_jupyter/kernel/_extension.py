@@ -11,11 +11,8 @@ import weakref
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from IPython.display import display
-
 from zengine_jupyter.kernel._comm import COMM_TARGET, open_comm
 from zengine_jupyter.kernel._magics import MAGIC_NAMES, ZengineMagics
-from zengine_jupyter.kernel._status import current_status
 
 if TYPE_CHECKING:
     from IPython.core.interactiveshell import InteractiveShell
@@ -45,7 +42,7 @@ def load_ipython_extension(ipython: InteractiveShell) -> None:
             manager.register_target(COMM_TARGET, open_comm)
             reg.comm_manager = manager
         _loaded[ipython] = reg
-    display(current_status().mimebundle(), raw=True)
+    _loaded[ipython].magics.status.show(full=False)
 
 
 def unload_ipython_extension(ipython: InteractiveShell) -> None:
@@ -53,6 +50,10 @@ def unload_ipython_extension(ipython: InteractiveShell) -> None:
     reg = _loaded.pop(ipython, None)
     if reg is None:
         return
+    reg.magics.status.close()
+    for widget in reg.magics.side_widgets:
+        widget.close()
+    reg.magics.side_widgets.clear()
     reg.magics.controller.close()
     manager = ipython.magics_manager
     for kind, name in MAGIC_NAMES:

@@ -6,14 +6,15 @@ output is a widget that follows it. Nothing heavy is imported until the first tu
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from IPython.core.magic import Magics, line_cell_magic, line_magic, magics_class
 from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
 from IPython.display import display
 
 from zengine_jupyter.kernel._controller import KernelController, TurnRequest
-from zengine_jupyter.kernel._status import current_status
+from zengine_jupyter.kernel._status_widget import StatusBoard
+from zengine_jupyter.kernel._vars import VARS_HELP
 
 if TYPE_CHECKING:
     from IPython.core.interactiveshell import InteractiveShell
@@ -31,11 +32,14 @@ class ZengineMagics(Magics):
     def __init__(self, shell: InteractiveShell) -> None:
         super().__init__(shell)
         self.controller = KernelController(shell)
+        self.status = StatusBoard(self.controller)
+        self.side_widgets: list[Any] = []
+        """Widgets other than the turns' (rewind): closed by ``%unload_ext``."""
 
     @line_magic
     def zengine(self, line: str) -> None:
-        """Show zengine's status: version, project root and data folder."""
-        display(current_status().mimebundle(), raw=True)
+        """Show zengine's status: project, trust (and what is withheld), model, sandbox, MCP."""
+        self.status.show(full=True)
 
     @magic_arguments()
     @argument("--session", metavar="ID", help="continue this chat")
@@ -44,6 +48,7 @@ class ZengineMagics(Magics):
     @argument("--model", metavar="M", help="the model for this chat from now on")
     @argument("--wait", action="store_true", help="block until the turn ends (no clicks)")
     @argument("--yes", action="store_true", help="allow what would ask, without asking")
+    @argument("--vars", action="store_true", help=VARS_HELP)
     @argument("text", nargs="*", help="line form: a slash command such as /cost")
     @line_cell_magic
     def agent(self, line: str, cell: str | None = None) -> None:
@@ -61,9 +66,43 @@ class ZengineMagics(Magics):
             display({"text/plain": "zengine: nothing to send (write the request in the cell)"},
                     raw=True)  # fmt: skip
             return
+        if cell is None and text.split() == ["/rewind"] and self._rewind_widget(args):
+            return
+        sent_note = None
+        if args.vars:
+            text, sent_note = self._substitute(text)
         request = TurnRequest(text=text, session_id=args.session, new=args.new, mode=args.mode,
-                              model=args.model, wait=args.wait, yes=args.yes)  # fmt: skip
+                              model=args.model, wait=args.wait, yes=args.yes,
+                              sent_note=sent_note)  # fmt: skip
         try:
             self.controller.start(request)
         except Exception as exc:  # never a traceback in the user's cell
             display({"text/plain": f"zengine: the turn could not start: {exc}"}, raw=True)
+
+    def _substitute(self, text: str) -> tuple[str, str]:
+        """``--vars``: the text with ``{name}`` replaced, and what was (not) replaced."""
+        from zengine_jupyter.kernel._vars import substitute
+
+        done = substitute(text, self.shell.user_ns if self.shell else {})
+        if done.unknown:
+            display({"text/plain": f"zengine --vars: {done.report()}"}, raw=True)
+        return done.text, done.report()
+
+    def _rewind_widget(self, args: Any) -> bool:
+        """``%agent /rewind``: the rewind widget; False where nobody can click (``--wait``, or
+        nbclient), so the text command answers instead."""
+        import asyncio
+
+        if args.wait or not self.controller.interactive():
+            return False
+        if args.session is None and self.controller.current is None:
+            display({"text/plain": "zengine: no chat in this kernel yet to rewind (run an "
+                     "%%agent cell first, or pass --session ID)"}, raw=True)  # fmt: skip
+            return True
+        from zengine_jupyter.kernel._rewind_widget import RewindWidget
+
+        loop = asyncio.get_running_loop()
+        widget = RewindWidget(loop, self.controller.chat_session(args.session))
+        self.side_widgets.append(widget)
+        display(widget)
+        return True

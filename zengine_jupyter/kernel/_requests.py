@@ -217,18 +217,7 @@ async def _trust(view: PanelComm, request: Any) -> Reply:
                        "`zengine trust` there")  # fmt: skip
     if not request.trust:
         return _ok(request.id)  # "Not now": nothing is stored, the banner may come back
-    from zengine_jupyter.config import TrustStore
-
-    await asyncio.to_thread(TrustStore().trust, root)
-    await view.controller.reload_settings(root)
-    from zengine_jupyter.protocol._events import Notice
-
-    for chat in list(view.controller.chats.values()):  # every view of them hides its banner
-        if chat.session.root == root:
-            text = f"trusted {root}: its settings apply" + (
-                " from the end of this turn" if chat.session.busy else " now"
-            )
-            chat.session.bus.publish(Notice(session_id=chat.session.id, topic="trust", text=text))
+    await view.controller.trust(root)
     return _ok(request.id)
 
 

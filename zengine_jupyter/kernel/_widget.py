@@ -11,7 +11,8 @@ Messages (custom widget messages, versioned and tagged by ``kind``; see ``turn_w
 Besides the engine's events, the kernel adds ``{"kind": "turn_result", "status", "text",
 "changed", "reason"}`` when the turn is over and ``{"kind": "error", "message", "hint"}`` for a
 failure it caught. A view may get messages on any thread: ``on_msg`` only hands the message to
-the kernel's loop.
+the kernel's loop. ``sent_note`` (``%%agent --vars``) makes the view show ``prompt``, exactly as
+sent to the model, in a collapsed block.
 """
 
 from __future__ import annotations
@@ -45,6 +46,8 @@ class TurnWidget(anywidget.AnyWidget):
     session_id = traitlets.Unicode("").tag(sync=True)
     status = traitlets.Unicode("starting").tag(sync=True)
     interactive = traitlets.Bool(True).tag(sync=True)
+    sent_note = traitlets.Unicode("").tag(sync=True)
+    """Set when ``%%agent --vars`` replaced ``{name}``s: the view shows ``prompt`` as sent."""
 
     def __init__(self, loop: asyncio.AbstractEventLoop, **traits: Any) -> None:
         super().__init__(**traits)

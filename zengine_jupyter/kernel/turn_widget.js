@@ -55,16 +55,27 @@ function render({ model, el: root }) {
   const state = el("span", "zengine-state", model.get("status"));
   const stop = el("button", "zengine-interrupt", "Interrupt");
   head.append(el("span", "zengine-title", "zengine"), state, stop);
+  const cost = el("span", "zengine-cost");
+  head.insertBefore(cost, stop);
+  const sent = el("div", "zengine-sent-box");
   const body = el("div", "zengine-body");
   const foot = el("div", "zengine-foot");
-  box.append(head, body, foot);
+  const footText = el("span", "zengine-foot-text");
+  const pill = el("details", "zengine-pill");
+  pill.hidden = true;
+  const pillLabel = el("summary", "zengine-pill-label");
+  const pillReason = el("div", "zengine-pill-reason");
+  const checkList = el("ul", "zengine-checks");
+  pill.append(pillLabel, pillReason, checkList);
+  foot.append(footText, pill);
+  box.append(head, sent, body, foot);
   root.append(box);
 
   const waiting = new Map(); // request id -> {resolve, timer}
   const cards = new Map(); // call id -> card element
+  const asks = new Map(); // call id -> approval prompt still waiting for a click
   let text = null; // the markdown block being streamed
   let thinking = null;
-  let cost = "";
   const dirty = new Set();
   let seq = 0;
 
@@ -114,6 +125,7 @@ function render({ model, el: root }) {
   function approval(req) {
     const node = el("div", "zengine-approval");
     node.dataset.requestId = req.id;
+    asks.set(req.call_id, node);
     node.append(el("div", "zengine-approval-title", `Allow ${req.tool}? ${req.summary}`));
     node.append(el("div", "zengine-approval-reason", req.reason));
     if (req.command) node.append(el("pre", "zengine-command", req.command));
@@ -124,7 +136,10 @@ function render({ model, el: root }) {
     const answer = async (decision, label) => {
       buttons.querySelectorAll("button").forEach((b) => (b.disabled = true));
       const reply = await request("approval_answer", { request_id: req.id, decision });
-      if (reply.ok) node.replaceChildren(el("div", "zengine-answered", `${label}: ${req.summary}`));
+      if (reply.ok) {
+        asks.delete(req.call_id);
+        node.replaceChildren(el("div", "zengine-answered", `${label}: ${req.summary}`));
+      }
       else {
         node.append(el("div", "zengine-error", reply.error));
         buttons.querySelectorAll("button").forEach((b) => (b.disabled = false));
@@ -141,6 +156,51 @@ function render({ model, el: root }) {
     body.append(node);
     text = null;
     thinking = null;
+  }
+
+  const BADGES = {
+    verified: "✓ Verified",
+    failed: "✗ Verification failed",
+    unverified: "! Unverified",
+    not_applicable: "– Nothing to verify",
+  };
+  const checks = new Map(); // check id -> its latest record
+
+  function badge(event) {
+    pill.hidden = false;
+    pill.className = `zengine-pill zengine-pill-${event.badge}`;
+    pill.dataset.badge = event.badge;
+    pillLabel.textContent = BADGES[event.badge] || event.badge;
+    if (checks.size) pillLabel.textContent += ` · ${checks.size} check${checks.size > 1 ? "s" : ""}`;
+    pillReason.textContent = event.reason;
+  }
+
+  function check(event) {
+    checks.set(event.check_id, event);
+    checkList.replaceChildren(...[...checks.values()].map((c) => {
+      const item = el("li", c.passed ? "passed" : "failed", `${c.passed ? "✓" : "✗"} ${c.check_id}: ${c.summary}`);
+      item.dataset.checkId = c.check_id;
+      return item;
+    }));
+    if (!pill.hidden) badge({ badge: pill.dataset.badge, reason: pillReason.textContent });
+  }
+
+  function showSent() {
+    const note = model.get("sent_note");
+    sent.replaceChildren();
+    if (!note) return;
+    const block = el("details", "zengine-sent");
+    block.append(el("summary", null, `sent to the model · ${note}`), el("pre", null, model.get("prompt")));
+    sent.append(block);
+  }
+
+  // a prompt answered without a click (--yes, a policy, a hook): say how, drop the buttons
+  function settled(callId, label) {
+    const node = asks.get(callId);
+    if (!node) return;
+    asks.delete(callId);
+    const title = node.querySelector(".zengine-approval-title");
+    node.replaceChildren(el("div", "zengine-answered", `${label}: ${title ? title.textContent : ""}`));
   }
 
   function show(event) {
@@ -160,13 +220,22 @@ function render({ model, el: root }) {
         thinking.querySelector("pre").textContent += event.text;
         break;
       case "tool_call_proposed": card(event); break;
-      case "tool_call_approved": setCardState(event.call_id, `allowed (${event.by})`, "ok"); break;
-      case "tool_call_denied": setCardState(event.call_id, `denied: ${event.reason}`, "bad"); break;
+      case "tool_call_approved":
+        setCardState(event.call_id, `allowed (${event.by})`, "ok");
+        settled(event.call_id, `Allowed (${event.by})`);
+        break;
+      case "tool_call_denied":
+        setCardState(event.call_id, `denied: ${event.reason}`, "bad");
+        settled(event.call_id, `Denied: ${event.reason}`);
+        break;
       case "tool_call_started": setCardState(event.call_id, "running", null); break;
       case "tool_call_finished": {
         setCardState(event.call_id, event.is_error ? "failed" : "done", event.is_error ? "bad" : "ok");
         const node = cards.get(event.call_id) || body;
-        if (event.diff) node.append(el("pre", "zengine-diff", event.diff));
+        if (event.diff) {
+          if (node !== body) node.querySelectorAll(".zengine-diff").forEach((d) => d.remove()); // the real diff replaces the proposed one
+          node.append(el("pre", "zengine-diff", event.diff));
+        }
         const result = el("details", "zengine-result");
         result.append(el("summary", null, "Result"), el("pre", null, event.output));
         node.append(result);
@@ -178,12 +247,13 @@ function render({ model, el: root }) {
         break;
       case "notice": line("zengine-notice", `${event.topic}: ${event.text}`); break;
       case "trust_required":
-        line("zengine-notice", `project settings withheld until you trust ${event.folder}: ${event.withheld.join(", ")}`);
+        line("zengine-notice", `project settings withheld until you trust ${event.folder}: ${event.withheld.join(", ")} ` +
+          "(trust it from %zengine's status or with %agent /trust)");
         break;
-      case "verification_changed": line(`zengine-badge zengine-badge-${event.badge}`, `${event.badge}: ${event.reason}`); break;
-      case "check_recorded": line("zengine-notice", `check ${event.check_id}: ${event.passed ? "passed" : "failed"} ${event.summary}`); break;
+      case "verification_changed": badge(event); break;
+      case "check_recorded": check(event); break;
       case "cost_updated":
-        cost = event.turn_usd === null ? "cost unknown" : `$${event.turn_usd.toFixed(4)}`;
+        cost.textContent = event.turn_usd === null ? "cost unknown" : `$${event.turn_usd.toFixed(4)}`;
         break;
       case "error": {
         const node = line("zengine-error", event.message);
@@ -191,11 +261,12 @@ function render({ model, el: root }) {
         break;
       }
       case "turn_ended":
-        foot.textContent = `turn ${event.status}${event.reason ? `: ${event.reason}` : ""}${cost ? ` · ${cost}` : ""}`;
+        footText.textContent = `turn ${event.status}${event.reason ? `: ${event.reason}` : ""}`;
         break;
       case "turn_result":
-        foot.textContent = `turn ${event.status}${event.reason ? `: ${event.reason}` : ""} · ${event.cost}` +
+        footText.textContent = `turn ${event.status}${event.reason ? `: ${event.reason}` : ""}` +
           (event.changed.length ? ` · changed ${event.changed.join(", ")}` : "");
+        if (event.cost) cost.textContent = event.cost;
         body.querySelectorAll(".zengine-approval button").forEach((b) => (b.disabled = true));
         break;
       case "resync": line("zengine-notice", "some events were skipped (the view fell behind)"); break;
@@ -206,7 +277,10 @@ function render({ model, el: root }) {
   model.on("msg:custom", (msg) => {
     if (!msg || msg.v !== WIRE) return;
     if (msg.kind === "events") {
-      if (msg.replay) { body.replaceChildren(); cards.clear(); text = null; thinking = null; }
+      if (msg.replay) {
+        body.replaceChildren(); cards.clear(); asks.clear(); checks.clear(); text = null; thinking = null;
+        pill.hidden = true; checkList.replaceChildren(); cost.textContent = ""; footText.textContent = "";
+      }
       msg.events.forEach(show);
       dirty.forEach((node) => (node.innerHTML = markdown(node.dataset.src)));
       dirty.clear();
@@ -221,10 +295,14 @@ function render({ model, el: root }) {
   const syncState = () => {
     const status = model.get("status");
     state.textContent = status;
-    stop.disabled = !["starting", "running"].includes(status) || !model.get("interactive");
+    const live = ["starting", "running"].includes(status) && model.get("interactive");
+    stop.hidden = !live; // no interrupt once the turn has ended (or nobody can click)
+    stop.disabled = !live;
   };
   model.on("change:status", syncState);
+  model.on("change:sent_note", showSent);
   syncState();
+  showSent();
   stop.onclick = async () => {
     stop.disabled = true;
     const reply = await request("interrupt", {});

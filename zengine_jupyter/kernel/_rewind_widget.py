@@ -1,0 +1,154 @@
+"""``%agent /rewind``: the chat's user messages with their checkpoints, and buttons to restore
+the code, the conversation or both (``engine/_rewind.py`` does the work).
+
+An anywidget (``rewind_widget.js``; imported on first use only). Messages are custom widget
+messages, ``v`` = :data:`REWIND_WIRE_VERSION`, tagged by ``kind``, each request with an ``id``
+and one ``reply``:
+
+- view -> kernel: ``{"v", "kind": "refresh", "id"}``; ``{"v", "kind": "rewind", "id", "to":
+  turn id or number, "what": "code" | "conversation" | "both"}``.
+- kernel -> view: ``{"v", "kind": "reply", "id", "ok", "error"?, "hint"?, "points"?,
+  "result"?}``: ``points`` are ``RewindPoint`` JSON, ``result`` a ``RewindResult`` JSON plus
+  ``what`` and ``text`` (the plain-words description).
+
+The same lists are traits (``points``, ``result``, ``busy``, ``error``) so a view opened later
+shows them. Messages may arrive on a subshell thread: they are handed to the kernel's loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import anywidget
+import traitlets
+
+if TYPE_CHECKING:
+    from collections.abc import Awaitable
+
+    from zengine_jupyter.engine import Session
+
+__all__ = ["REWIND_WIRE_VERSION", "RewindWidget"]
+
+REWIND_WIRE_VERSION = 1
+_HERE = Path(__file__).parent
+_WHAT = {"code": (True, False), "conversation": (False, True), "both": (True, True)}
+
+
+class RewindWidget(anywidget.AnyWidget):
+    """One chat's rewind points and the outcome of the last rewind."""
+
+    _esm = _HERE / "rewind_widget.js"
+    _css = _HERE / "rewind_widget.css"
+    session_id = traitlets.Unicode("").tag(sync=True)
+    points: traitlets.List[dict[str, Any]] = traitlets.List().tag(sync=True)
+    result = traitlets.Dict(allow_none=True, default_value=None).tag(sync=True)
+    busy = traitlets.Unicode("loading…").tag(sync=True)
+    error = traitlets.Unicode("").tag(sync=True)
+
+    def __init__(self, loop: asyncio.AbstractEventLoop, session: Awaitable[Session]) -> None:
+        super().__init__()
+        self._loop = loop
+        self._session: asyncio.Task[Session] = loop.create_task(
+            _resolve(session), name="zengine-rewind-open"
+        )
+        self.tasks: set[asyncio.Task[Any]] = {self._session}
+        self._spawn(_quiet(self._refresh()))  # a failure shows in the ``error`` trait
+        self.on_msg(self._on_msg)
+
+    # ------------------------------------------------------------ view -> kernel
+    def _on_msg(self, _widget: object, content: Any, _buffers: object) -> None:
+        """May run on a subshell thread: only hand the message to the kernel's loop."""
+        if isinstance(content, dict) and not self._loop.is_closed():
+            self._loop.call_soon_threadsafe(self._handle, content)
+
+    def _handle(self, content: dict[str, Any]) -> None:
+        request_id = content.get("id")
+        if content.get("v") != REWIND_WIRE_VERSION:
+            self._reply(request_id, error=f"rewind message version {content.get('v')!r} is not "
+                        f"{REWIND_WIRE_VERSION}: reload the page")  # fmt: skip
+            return
+        kind = content.get("kind")
+        if kind == "refresh":
+            self._spawn(self._answer(request_id, self._refresh()))
+        elif kind == "rewind" and content.get("what") in _WHAT:
+            work = self._rewind(str(content.get("to")), str(content["what"]))
+            self._spawn(self._answer(request_id, work))
+        else:
+            self._reply(request_id, error=f"unknown request {kind!r} (or what to rewind)")
+
+    def _spawn(self, work: Awaitable[Any]) -> None:
+        task = self._loop.create_task(_resolve(work), name="zengine-rewind")
+        self.tasks.add(task)
+        task.add_done_callback(self.tasks.discard)
+
+    # ------------------------------------------------------------ on the loop
+    async def _refresh(self) -> dict[str, Any]:
+        from zengine_jupyter.engine._rewind import rewind_points
+
+        try:
+            session = await self._session
+            self.session_id = session.id
+            points = [p.model_dump(mode="json") for p in await rewind_points(session)]
+        except Exception as exc:
+            self.busy, self.error = "", str(exc) or type(exc).__name__
+            raise
+        self.points, self.busy = points, ""
+        return {"points": points}
+
+    async def _rewind(self, to: str, what: str) -> dict[str, Any]:
+        from zengine_jupyter.engine._rewind import describe_rewind, rewind
+
+        session = await self._session
+        code, conversation = _WHAT[what]
+        label = "code and conversation" if what == "both" else what
+        self.busy, self.error = f"rewinding the {label}…", ""
+        try:
+            done = await rewind(session, to, code=code, conversation=conversation)
+        except Exception as exc:
+            self.busy, self.error = "", str(exc) or type(exc).__name__
+            raise
+        result = {"what": what, "text": describe_rewind(done), **done.model_dump(mode="json")}
+        self.result = result
+        await self._refresh()
+        return {"result": result, "points": self.points}
+
+    async def _answer(self, request_id: object, work: Awaitable[dict[str, Any]]) -> None:
+        try:
+            extra = await work
+        except Exception as exc:  # shown in the widget, never a traceback
+            message = str(exc) or type(exc).__name__
+            self._reply(request_id, error=message, hint=getattr(exc, "hint", None))
+            return
+        self._reply(request_id, **extra)
+
+    def _reply(self, request_id: object, error: str | None = None, **extra: Any) -> None:
+        reply: dict[str, Any] = {"v": REWIND_WIRE_VERSION, "kind": "reply", "id": request_id,
+                                 "ok": error is None}  # fmt: skip
+        if error is not None:
+            reply["error"] = error
+            if extra.get("hint"):
+                reply["hint"] = extra["hint"]
+        else:
+            reply.update(extra)
+        if self.comm is not None:
+            self.send(reply)
+
+    def close(self) -> None:
+        for task in self.tasks:
+            task.cancel()
+        super().close()
+
+
+async def _resolve(work: Awaitable[Any]) -> Any:
+    return await work
+
+
+async def _quiet(work: Awaitable[Any]) -> None:
+    try:
+        await work
+    except asyncio.CancelledError:
+        raise
+    except Exception:  # already shown in the widget's ``error``
+        return
