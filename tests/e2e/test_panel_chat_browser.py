@@ -38,7 +38,7 @@ REPO = Path(__file__).resolve().parents[2]
 ARTIFACTS = REPO / ".ci-artifacts" / "panel"
 README_SHOT = REPO / "docs" / "images" / "panel.png"
 PANEL = "#zengine-panel"
-WAIT_MS = 30_000
+WAIT_MS = 60_000
 ORIGINAL = "RATE = 1\nprint('rate', RATE)\n"
 
 
@@ -124,12 +124,18 @@ def _wait_turn_over(page: Any) -> None:
     page.wait_for_selector(f'{PANEL} .jp-zengine-turnbar[data-running="false"]')
 
 
-def _open_editor(page: Any) -> Any:
-    """Open pipeline.py in a JupyterLab editor (from the file browser); its text lines."""
+def _editor_shows(page: Any, text: str) -> None:
+    """Wait until the file editor's text contains ``text`` (it loads after it appears)."""
+    page.wait_for_function(
+        "text => document.querySelector('.jp-FileEditor .cm-content')?.innerText.includes(text)",
+        arg=text,
+    )
+
+
+def _open_editor(page: Any, expected: str) -> None:
+    """Open pipeline.py in a JupyterLab editor (from the file browser) showing ``expected``."""
     page.locator(".jp-DirListing-content .jp-DirListing-itemText >> text=pipeline.py").dblclick()
-    editor = page.locator(".jp-FileEditor .cm-content").first
-    editor.wait_for()
-    return editor
+    _editor_shows(page, expected)
 
 
 def _notebook_tab(page: Any) -> None:
@@ -195,16 +201,13 @@ def test_send_approve_badge_and_rewind_code(
     _panel(page, ".jp-zengine-mcp > summary").click()
 
     # the editor opened now shows the agent's version; a code rewind reloads it from disk
-    editor = _open_editor(page)
-    assert "RATE = 2" in editor.inner_text()
+    _open_editor(page, "RATE = 2")
     user = _panel(page, ".jp-zengine-item-user").last
     user.locator(".jp-zengine-rewind-toggle").click()
     user.locator(".jp-zengine-rewind-code").click()
     _panel(page, ".jp-zengine-item-rewind >> text=Reloaded from disk").wait_for()
     assert pipeline.read_text() == ORIGINAL
-    page.wait_for_function(
-        "document.querySelector('.jp-FileEditor .cm-content').innerText.includes('RATE = 1')"
-    )
+    _editor_shows(page, "RATE = 1")
     # a code rewind keeps the conversation
     assert _last_user(page) == "Set RATE to 2"
     _shot(page, "3-rewound-code")
@@ -367,9 +370,7 @@ def test_keyboard_only_send_approve_rewind_and_themes(
     page.keyboard.press("Enter")  # the default button: reload from disk
     _panel(page, ".jp-zengine-item-rewind >> text=Reloaded from disk").wait_for()
     assert pipeline.read_text() == before
-    page.wait_for_function(
-        "document.querySelector('.jp-FileEditor .cm-content').innerText.includes('RATE = 4')"
-    )
+    _editor_shows(page, "RATE = 4")
     _shot(page, "10-keyboard-rewound-light")
 
     # the dark theme, through JupyterLab's CSS variables
