@@ -149,7 +149,10 @@ def test_send_approve_badge_and_rewind_code(
     page: Any, lab: LabServer, provider: ProviderServer
 ) -> None:
     pipeline = lab.root / "pipeline.py"
-    done = "Done: **RATE** is 2 now. " + " ".join(f"word{i}" for i in range(40))
+    done = (
+        "Done: **RATE** is 2 now. The `pipeline` check ran after the edit and passed, so this "
+        "turn is *verified*; the diff above shows the one line that changed in the file."
+    )
     _edit_turn(provider, "RATE = 1", "RATE = 2", done)
     _panel(page, ".jp-zengine-input").fill("Set RATE to 2")
     _panel(page, ".jp-zengine-send").click()
@@ -171,12 +174,16 @@ def test_send_approve_badge_and_rewind_code(
     assert prompt.locator("button").count() == 0  # answered: the buttons are gone
     assert "Allowed by you" in prompt.locator(".jp-zengine-approval-outcome").inner_text()
     assert card.get_attribute("data-state") == "done"
-    # streamed markdown, rendered by JupyterLab, 45 deltas coalesced into a few renders
+    # streamed markdown, rendered by JupyterLab, its deltas coalesced into a few renders
+    deltas = len(re.findall(r"\S+\s*", done))
     answer = _panel(page, ".jp-zengine-item-assistant .jp-zengine-markdown").last
-    page.wait_for_function("node => node.innerText.includes('word39')", arg=answer.element_handle())
+    page.wait_for_function(
+        "node => node.innerText.includes('changed in the file.')", arg=answer.element_handle()
+    )
     assert "RATE** is 2" not in answer.inner_text()
     assert answer.locator(".jp-RenderedMarkdown strong").inner_text() == "RATE"
-    assert 1 <= int(answer.get_attribute("data-renders")) <= 15
+    assert answer.locator(".jp-RenderedMarkdown em").inner_text() == "verified"
+    assert 1 <= int(answer.get_attribute("data-renders")) <= deltas // 2
     assert "$" in _panel(page, ".jp-zengine-cost").inner_text()
     _wait_turn_over(page)
     README_SHOT.parent.mkdir(parents=True, exist_ok=True)
