@@ -59,7 +59,7 @@ def test_macos_adds_library_caches() -> None:
 
 def test_repository_paths_are_pinned_and_protected_including_absent_ones() -> None:
     dirs = {str(P), "/tmp", f"{P}/.git", f"{P}/.git/hooks", f"{P}/.claude"}
-    prof = _derive(dirs, files={f"{P}/.git/config"})
+    prof = _derive(dirs, files={f"{P}/.git/config", f"{P}/.git/HEAD"})
     assert prof.pinned == (P / ".git",)
     assert prof.protected == (
         ProtectedPath(P / ".git/hooks", "dir", exists=True),
@@ -79,12 +79,19 @@ def test_no_repository_blocks_creating_one_and_git_file_is_protected() -> None:
     assert ProtectedPath(P / ".git", "file", exists=True) in worktree.protected
 
 
+def test_an_empty_git_folder_is_a_placeholder_not_a_repository() -> None:
+    # another sandbox's mount point: blocked (and shared) like an absent .git, never pinned
+    prof = _derive({str(P), "/tmp", f"{P}/.git"})
+    assert ProtectedPath(P / ".git", "dir", exists=True) in prof.protected
+    assert prof.pinned == ()
+
+
 def test_optional_git_redirects_are_protected_only_when_present() -> None:
     dirs = {str(P), "/tmp", f"{P}/.git", f"{P}/.git/worktrees", f"{P}/.git/modules"}
-    prof = _derive(dirs, files={f"{P}/.git/config.worktree"})
+    prof = _derive(dirs, files={f"{P}/.git/config.worktree", f"{P}/.git/HEAD"})
     paths = {p.path for p in prof.protected}
     assert {P / ".git/worktrees", P / ".git/modules", P / ".git/config.worktree"} <= paths
-    bare = _derive({str(P), "/tmp", f"{P}/.git"})
+    bare = _derive({str(P), "/tmp", f"{P}/.git"}, files={f"{P}/.git/HEAD"})
     assert P / ".git/worktrees" not in {p.path for p in bare.protected}
 
 
@@ -96,7 +103,7 @@ def test_extra_writable_only_protects_what_exists() -> None:
 
 
 def test_is_writable_excludes_protected_and_pinned() -> None:
-    prof = _derive({str(P), "/tmp", f"{P}/.git"})
+    prof = _derive({str(P), "/tmp", f"{P}/.git"}, files={f"{P}/.git/HEAD"})
     assert prof.is_writable(P / "src/a.py")
     assert prof.is_writable(P / ".git/objects/ab")
     assert not prof.is_writable(P / ".git")
@@ -126,7 +133,7 @@ def test_hooks_path_and_includes_inside_the_project_are_protected() -> None:
     texts = {P / ".git/config": config, HOME / ".gitconfig": "[include]\n\tpath = /etc/x\n"}
     prof = derive_profile(
         opts,
-        probe=_probe(dirs, {f"{P}/.git/config"}),
+        probe=_probe(dirs, {f"{P}/.git/config", f"{P}/.git/HEAD"}),
         resolve=lambda p: p,
         read=texts.get,
     )
@@ -148,7 +155,9 @@ def test_a_symlinked_protected_path_refuses_the_profile() -> None:
         return Path("/elsewhere/hooks") if path == P / ".git/hooks" else path
 
     with pytest.raises(SandboxError, match="symbolic link"):
-        derive_profile(opts, probe=_probe(dirs, set()), resolve=resolve, read=lambda _: None)
+        derive_profile(
+            opts, probe=_probe(dirs, {f"{P}/.git/HEAD"}), resolve=resolve, read=lambda _: None
+        )
 
 
 def test_container_sockets_are_masked_only_with_network_on() -> None:

@@ -146,6 +146,7 @@ def test_detection_runs_once_and_is_cached(tmp_path: Path) -> None:
 def test_launch_hands_over_the_filter_and_seeds_commondir_once(tmp_path: Path) -> None:
     opts = _options(tmp_path)
     (opts.root / ".git").mkdir()
+    (opts.root / ".git" / "HEAD").write_text("ref: refs/heads/main\n")  # a repository
     plan = plan_shell(opts, AVAILABLE, CommandOrigin.AGENT_BASH, "true", opts.root)
     commondir = opts.root / ".git" / "commondir"
     with launch(plan) as first:
@@ -166,6 +167,7 @@ def test_launch_hands_over_the_filter_and_seeds_commondir_once(tmp_path: Path) -
 def test_launch_keeps_a_real_commondir(tmp_path: Path) -> None:
     opts = _options(tmp_path)
     (opts.root / ".git").mkdir()
+    (opts.root / ".git" / "HEAD").write_text("ref: refs/heads/main\n")  # a repository
     (opts.root / ".git" / "commondir").write_text("../main/.git\n")
     plan = plan_shell(opts, AVAILABLE, CommandOrigin.AGENT_BASH, "true", opts.root)
     with launch(plan):
@@ -186,6 +188,7 @@ def test_seatbelt_launch(tmp_path: Path) -> None:
 def test_a_profile_that_cannot_hold_becomes_a_notice(tmp_path: Path) -> None:
     opts = _options(tmp_path)
     (opts.root / ".git").mkdir()
+    (opts.root / ".git" / "HEAD").write_text("ref: refs/heads/main\n")  # a repository
     (tmp_path / "hooks-elsewhere").mkdir()
     (opts.root / ".git" / "hooks").symlink_to(tmp_path / "hooks-elsewhere")
     plan = plan_shell(opts, AVAILABLE, CommandOrigin.AGENT_BASH, "true", opts.root)
@@ -202,6 +205,7 @@ def test_a_placeholder_another_process_relies_on_is_left_then_adopted(tmp_path: 
 
     opts = _options(tmp_path)
     (opts.root / ".git").mkdir()
+    (opts.root / ".git" / "HEAD").write_text("ref: refs/heads/main\n")  # a repository
     plan = plan_shell(opts, AVAILABLE, CommandOrigin.AGENT_BASH, "true", opts.root)
     commondir = opts.root / ".git" / "commondir"
     with launch(plan):
@@ -215,3 +219,21 @@ def test_a_placeholder_another_process_relies_on_is_left_then_adopted(tmp_path: 
     with launch(plan):
         pass
     assert not commondir.exists(), "the next launch adopts the left-over seed and removes it"
+
+
+def test_a_command_started_while_another_mounts_git_shares_its_placeholder(
+    tmp_path: Path,
+) -> None:
+    opts = _options(tmp_path)
+    first = plan_shell(opts, AVAILABLE, CommandOrigin.BACKGROUND_SHELL, "sleep 1", opts.root)
+    with launch(first):
+        (opts.root / ".git").mkdir()  # what bubblewrap does on the host for its placeholder
+        # planned now, the second command sees an empty .git: another sandbox's mount point,
+        # not a repository to pin and seed (its seed would keep the folder from being removed)
+        second = plan_shell(opts, AVAILABLE, CommandOrigin.AGENT_BASH, "true", opts.root)
+        assert second.profile is not None
+        assert second.profile.pinned == ()
+        with launch(second):
+            pass
+        assert (opts.root / ".git").is_dir(), "the first command still relies on it"
+    assert sorted(p.name for p in opts.root.iterdir()) == [], "no empty .git left behind"

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from zengine_jupyter._version import __version__
 from zengine_jupyter.cli._auth import add_auth_parser, run_auth
+from zengine_jupyter.cli._cassette import add_cassette_commands
 from zengine_jupyter.cli._checkpoints import add_checkpoint_commands
 from zengine_jupyter.cli._doctor import collect_report, render_report
 from zengine_jupyter.cli._run import add_run_parser
@@ -42,6 +43,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_verify_commands(commands)
     add_run_parser(commands)
     add_checkpoint_commands(commands)
+    add_cassette_commands(commands)
     return parser
 
 

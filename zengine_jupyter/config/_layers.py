@@ -39,6 +39,8 @@ ENV_OVERRIDES: dict[str, tuple[str, str]] = {
     "ZENGINE_MODEL": ("model", "main"),
     "ZENGINE_PROVIDER": ("provider", "kind"),
     "ZENGINE_BASE_URL": ("provider", "base_url"),
+    "ZENGINE_CASSETTE": ("provider", "cassette"),
+    "ZENGINE_RECORD": ("provider", "record"),
     "ZENGINE_SHELL": ("shell", "program"),
 }
 """Environment variables that beat every file layer, and the key each sets."""

@@ -65,10 +65,16 @@ class ModelSettings(StrictModel):
 class ProviderSettings(StrictModel):
     """Where requests (and your code) are sent."""
 
-    kind: Literal["auto", "anthropic", "openai"] = "auto"
-    """Wire format; auto: Anthropic for anthropic.com hosts, OpenAI-compatible otherwise."""
+    kind: Literal["auto", "anthropic", "openai", "replay"] = "auto"
+    """Wire format; auto: Anthropic for anthropic.com hosts, OpenAI-compatible otherwise;
+    replay: always play provider.cassette back (no model is called)."""
     base_url: str | None = None
     """API endpoint; unset: the provider's public endpoint."""
+    cassette: str | None = None
+    """A recorded session (JSONL) played back when no key and no base_url are set (kind auto);
+    relative to the kernel's working directory."""
+    record: str | None = None
+    """Also write the live provider's answers to this cassette (set by zengine cassette record)."""
 
     _check_url = field_validator("base_url")(_http_url)
 

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, get_args
 
 from zengine_jupyter.config import TrustStore
 from zengine_jupyter.engine._extension import CommandResult
+from zengine_jupyter.llm import REPLAY_MODEL, ReplayClient
 from zengine_jupyter.protocol._llm import Effort
 from zengine_jupyter.protocol._records import ModeChangeRecord, ModelChangeRecord
 from zengine_jupyter.store import SessionStore
@@ -48,6 +49,8 @@ async def _mode(session: Session, args: str) -> CommandResult:
 async def _model(session: Session, args: str) -> CommandResult:
     wanted = args.strip()
     if not wanted:
+        if isinstance(session.client, ReplayClient):  # no model: a recording
+            return CommandResult(f"model: {REPLAY_MODEL} ({session.client.notice})")
         return CommandResult(f"model: {session.provider.model or 'the provider default'}")
     await session.set_provider(replace(session.provider, model=wanted))
     session.journal.record(ModelChangeRecord(model=wanted, provider=session.provider.kind))

@@ -99,5 +99,6 @@ EXTENSIONS: list[Callable[[], SessionExtension]] = [
     _lazy("zengine_jupyter.engine.verify", "VerificationExtension"),
     _lazy("zengine_jupyter.engine.lsp", "LspExtension"),
     _lazy("zengine_jupyter.engine.mcp", "McpExtension"),
+    _lazy("zengine_jupyter.engine._replay", "ReplayNoticeExtension"),
 ]
 """Factories of the extensions every session gets, in order. Each integration adds its own."""

@@ -23,6 +23,8 @@ def provider_options(settings: Settings) -> ProviderOptions:
         review=model.review,
         fallbacks=tuple(model.fallbacks),
         effort=model.effort,
+        cassette=provider.cassette,
+        record=provider.record,
     )
 
 

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from zengine_jupyter.kernel._approvals import KernelApprovals
+from zengine_jupyter.kernel._project import project_of, same_root
 from zengine_jupyter.kernel._status import current_status
 
 if TYPE_CHECKING:
@@ -54,6 +55,8 @@ class TurnRequest:
     text: str
     session_id: str | None = None
     new: bool = False
+    project: str | None = None
+    """``--project DIR``: the chat works on DIR (default: the notebook's project)."""
     mode: str | None = None
     model: str | None = None
     wait: bool = False
@@ -262,6 +265,8 @@ class KernelController:
         async with self._opening:
             wanted = request.session_id or (None if request.new else self.current)
             chat = self.chats.get(wanted) if wanted else None
+            if chat and not request.session_id and not same_root(request.project, chat.session):
+                chat, wanted = None, None  # --project names another folder: a new chat
             if chat is None:
                 chat = await self._open(request, wanted)
                 self.chats[chat.session.id] = chat
@@ -283,7 +288,7 @@ class KernelController:
         namespace = functools.partial(NamespaceExtension, lambda: self.shell.user_ns)
         session = await Session.open(
             SessionOptions(
-                project=status.project_root,
+                project=project_of(request.project) or status.project_root,
                 session_id=session_id,
                 approvals=approvals,
                 mode=request.mode,
@@ -349,6 +354,10 @@ def _summary(widget: TurnWidget) -> str:
             lines.append(f"error: {event['message']}")
         elif event.get("kind") == "tool_call_denied":
             lines.append(f"denied: {event['reason']}")
+        elif event.get("kind") == "notice" and event.get("topic") == "replay":
+            lines.append(event["text"])  # a recording must say so wherever it is shown
+        elif event.get("kind") == "verification_changed":
+            lines.append(f"verification: {event['badge']} ({event['reason']})")
         elif event.get("kind") == "turn_result":
             changed = ", ".join(event["changed"]) or "no files"
             lines.append(f"{event['text']}\n(turn {event['status']} · changed {changed} · "

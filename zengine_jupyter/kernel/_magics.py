@@ -44,6 +44,7 @@ class ZengineMagics(Magics):
     @magic_arguments()
     @argument("--session", metavar="ID", help="continue this chat")
     @argument("--new", action="store_true", help="start a new chat")
+    @argument("--project", metavar="DIR", help="work on DIR (default: the notebook's project)")
     @argument("--mode", metavar="M", help="default, accept_edits, plan or bypass")
     @argument("--model", metavar="M", help="the model for this chat from now on")
     @argument("--wait", action="store_true", help="block until the turn ends (no clicks)")
@@ -75,7 +76,9 @@ class ZengineMagics(Magics):
                               model=args.model, wait=args.wait, yes=args.yes,
                               sent_note=sent_note)  # fmt: skip
         try:
-            self.controller.start(request)
+            from zengine_jupyter.kernel._project import with_project
+
+            self.controller.start(with_project(request, args.project))
         except Exception as exc:  # never a traceback in the user's cell
             display({"text/plain": f"zengine: the turn could not start: {exc}"}, raw=True)
 

@@ -43,6 +43,13 @@ from zengine_jupyter.llm._options import (
     Role,
     Timeouts,
 )
+from zengine_jupyter.llm._replay import (
+    REPLAY_MODEL,
+    RecordingClient,
+    ReplayClient,
+    expect_of,
+    read_cassette,
+)
 from zengine_jupyter.llm._sse import SSEDecoder, aiter_sse
 
 __all__ = [
@@ -50,6 +57,7 @@ __all__ = [
     "BUILTIN_PRICES",
     "MODELS_DEV_URL",
     "OPENAI_URL",
+    "REPLAY_MODEL",
     "ZENGINE_KEY_VAR",
     "Adapter",
     "AuthStore",
@@ -68,6 +76,8 @@ __all__ = [
     "ProviderClient",
     "ProviderKind",
     "ProviderOptions",
+    "RecordingClient",
+    "ReplayClient",
     "ResolvedKey",
     "RetryPolicy",
     "Role",
@@ -78,9 +88,11 @@ __all__ = [
     "build_client",
     "check_cost_cap",
     "detect_endpoint",
+    "expect_of",
     "host_of",
     "is_local_host",
     "price_usage",
     "provider_key_var",
+    "read_cassette",
     "resolve_key",
 ]

@@ -16,12 +16,14 @@ and an ``error`` event ends the stream.
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from zengine_jupyter.llm._cost import CostMeter, Pricer, check_cost_cap
-from zengine_jupyter.llm._endpoint import DEFAULT_MODELS, CallSpec, detect_endpoint
+from zengine_jupyter.llm._endpoint import DEFAULT_MODELS, OPENAI_URL, CallSpec, detect_endpoint
 from zengine_jupyter.llm._keys import AuthStore, provider_key_var, resolve_key
+from zengine_jupyter.llm._replay import RecordingClient, ReplayClient
 from zengine_jupyter.llm.anthropic import AnthropicAdapter
 from zengine_jupyter.llm.openai import OpenAIAdapter
 from zengine_jupyter.protocol import (
@@ -218,9 +220,51 @@ def build_client(
     options: ProviderOptions, role: Role = "main", deps: ClientDeps | None = None
 ) -> ModelClient:
     """The client for ``role`` (``fast`` and ``review`` default to ``main``), with the
-    fallbacks after it. Never raises for a bad setup: see ``FailingClient``."""
+    fallbacks after it. Never raises for a bad setup: see ``FailingClient``.
+
+    Which provider: ``record`` set: the live one, written to that cassette; kind ``replay``:
+    the cassette; kind ``auto`` with a cassette, no base URL and no key for the default
+    endpoint: the cassette too; otherwise the live one. Without a model and a base URL, an
+    OpenAI key alone (no Anthropic one) picks OpenAI's endpoint."""
     deps = deps or ClientDeps()
     chosen = (options.model_for(role) or "").strip() or None
+    if options.kind == "replay" and not options.record:
+        if not options.cassette:
+            return FailingClient(ProviderSetupError(
+                "provider.kind is replay but no cassette is set",
+                hint="set ZENGINE_CASSETTE (provider.cassette) to a recorded session",
+            ))  # fmt: skip
+        return ReplayClient(Path(options.cassette).expanduser(), deps.meter)
+    default_endpoint = options.kind == "auto" and not (options.base_url or "").strip()
+    if (
+        default_endpoint
+        and chosen is None
+        and _key(ANTHROPIC_HOST, deps) is None
+        and _key(OPENAI_HOST, deps) is not None
+    ):
+        options = replace(options, base_url=OPENAI_URL)
+    client = _live(options, chosen, deps)
+    if options.record and isinstance(client, ProviderClient):
+        host = client.adapter.endpoint.host
+        return RecordingClient(client, Path(options.record).expanduser(), host, client.models[0])
+    no_key = isinstance(client, FailingClient)
+    if default_endpoint and no_key and options.cassette and not options.record:
+        return ReplayClient(Path(options.cassette).expanduser(), deps.meter)
+    return client
+
+
+ANTHROPIC_HOST = "api.anthropic.com"
+OPENAI_HOST = "api.openai.com"
+
+
+def _key(host: str, deps: ClientDeps) -> object:
+    try:
+        return resolve_key(host, deps.environ, deps.auth)
+    except ConfigError:
+        return None
+
+
+def _live(options: ProviderOptions, chosen: str | None, deps: ClientDeps) -> ModelClient:
     try:
         endpoint = detect_endpoint(options.kind, options.base_url, chosen)
         model = chosen or DEFAULT_MODELS.get(endpoint.host)

@@ -107,12 +107,12 @@ def detect_endpoint(kind: ProviderKind, base_url: str | None, model: str | None)
             hint="set provider.base_url to something like https://api.openai.com/v1",
         )
     wire: WireFormat
-    if kind == "auto":
+    if kind in ("auto", "replay"):
         wire = (
             "anthropic" if host == "anthropic.com" or host.endswith(".anthropic.com") else "openai"
         )
     else:
-        wire = kind
+        wire = "anthropic" if kind == "anthropic" else "openai"
     if wire == "anthropic" and url.endswith("/v1"):
         url = url[: -len("/v1")]
     return Endpoint(wire, url, host)

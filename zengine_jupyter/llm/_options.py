@@ -23,7 +23,7 @@ __all__ = [
     "Timeouts",
 ]
 
-ProviderKind = Literal["auto", "anthropic", "openai"]
+ProviderKind = Literal["auto", "anthropic", "openai", "replay"]
 Role = Literal["main", "fast", "review"]
 
 
@@ -84,6 +84,12 @@ class ProviderOptions:
     max_output_tokens: int | None = None
     """Caps ``ModelRequest.max_tokens``; None = the catalog's output limit."""
     timeouts: Timeouts = field(default_factory=Timeouts)
+    cassette: str | None = None
+    """A recorded session to replay when nothing live is configured (kind auto, no base URL,
+    no key for the default endpoint), or always with kind ``replay``. Relative: to the
+    working directory."""
+    record: str | None = None
+    """Write every answer of the live provider to this cassette (``zengine cassette record``)."""
     retry: RetryPolicy = field(default_factory=RetryPolicy)
 
     def model_for(self, role: Role) -> str | None:

@@ -13,6 +13,12 @@ from typing import TYPE_CHECKING
 from zengine_jupyter.protocol._lazy import lazy_exports as _lazy_exports
 
 if TYPE_CHECKING:
+    from zengine_jupyter.protocol._cassette import (
+        CASSETTE_VERSION,
+        CassetteExpect,
+        CassetteHeader,
+        CassetteStep,
+    )
     from zengine_jupyter.protocol._checkpoint import (
         REWIND_LIMITS,
         CheckpointGc,
@@ -24,6 +30,7 @@ if TYPE_CHECKING:
         RewindResult,
     )
     from zengine_jupyter.protocol._errors import (
+        CassetteError,
         CheckpointError,
         CheckpointExpiredError,
         ComponentMissingError,
@@ -208,6 +215,7 @@ if TYPE_CHECKING:
     )
 
 __all__ = [
+    "CASSETTE_VERSION",
     "COMM_TARGET",
     "EVIDENCE_KINDS",
     "HOOK_EVENTS",
@@ -220,6 +228,10 @@ __all__ = [
     "ApprovalRequest",
     "ApprovalRequested",
     "Badge",
+    "CassetteError",
+    "CassetteExpect",
+    "CassetteHeader",
+    "CassetteStep",
     "CheckKind",
     "CheckLogRecord",
     "CheckRecord",
@@ -374,6 +386,7 @@ __all__ = [
 __getattr__, __dir__ = _lazy_exports(
     __name__,
     {
+        "CASSETTE_VERSION": "_cassette",
         "COMM_TARGET": "_wire",
         "EVIDENCE_KINDS": "_verification",
         "HOOK_EVENTS": "_hooks",
@@ -386,6 +399,10 @@ __getattr__, __dir__ = _lazy_exports(
         "ApprovalRequest": "_events",
         "ApprovalRequested": "_events",
         "Badge": "_verification",
+        "CassetteError": "_errors",
+        "CassetteExpect": "_cassette",
+        "CassetteHeader": "_cassette",
+        "CassetteStep": "_cassette",
         "CheckKind": "_verification",
         "CheckLogRecord": "_records",
         "CheckRecord": "_verification",

@@ -38,6 +38,7 @@ The tree (later parts add their branches here, and only here)::
         ├── ProviderTimeoutError      connect or read timeout
         ├── ProviderStreamError       an error event inside a streamed answer
         ├── ProviderSetupError        the client cannot be built (no key, malformed URL)
+        ├── CassetteError             a cassette is missing or malformed, or a request diverged
         └── CostCapReachedError       ``agents.session_cost_cap_usd`` is reached
 
 Messages never contain secrets (API keys, auth headers): house rule 6.
@@ -46,6 +47,7 @@ Messages never contain secrets (API keys, auth headers): house rule 6.
 from __future__ import annotations
 
 __all__ = [
+    "CassetteError",
     "CheckpointError",
     "CheckpointExpiredError",
     "ComponentMissingError",
@@ -205,6 +207,11 @@ class ProviderStreamError(ProviderError):
 
 class ProviderSetupError(ProviderError):
     """The model client cannot be built: no key for the host, a malformed URL, ..."""
+
+
+class CassetteError(ProviderError):
+    """A recorded model session (cassette) is missing or malformed, or a request diverged
+    from the recording; the message names the cassette and the step."""
 
 
 class CostCapReachedError(ProviderError):

@@ -13,6 +13,7 @@ gate. ``reload`` reconciles (only changed servers restart); ``aclose`` stops eve
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import importlib
 from typing import TYPE_CHECKING, Any
 
@@ -45,6 +46,8 @@ if TYPE_CHECKING:
 __all__ = ["McpExtension"]
 
 _SDK_MODULE = "zengine_jupyter.integrations.mcp._connection"
+WAIT_COMMAND_S = 30.0
+"""``/mcp wait``: how long it waits for the servers to start or fail before it answers."""
 
 
 class McpExtension(SessionExtension):
@@ -206,6 +209,9 @@ class McpExtension(SessionExtension):
         return run
 
     async def _status_command(self, session: Session, args: str) -> CommandResult:
+        if args.strip() == "wait":  # a notebook that needs the tools before its next request
+            with contextlib.suppress(TimeoutError):
+                await self.wait_ready(WAIT_COMMAND_S)
         if not self._started.is_set():
             names = ", ".join(entry.name for entry, _ in self._servers)
             return CommandResult(f"MCP servers starting: {names}")

@@ -211,7 +211,9 @@ def _project_protections(
             return
         found.append(_protect(area / rel, area, look, kind=kind, seed=seed))
 
-    if look.probe(area / ".git") == "dir":
+    # HEAD: every repository has one; an empty ``.git`` is another sandbox's placeholder (a
+    # command started while one is mounted must block it like an absent one, and share it)
+    if look.probe(area / ".git") == "dir" and look.probe(area / ".git/HEAD") is not None:
         pinned.append(area / ".git")
         add(".git/hooks", "dir")
         add(".git/config", "file")

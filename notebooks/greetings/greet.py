@@ -1,0 +1,6 @@
+"""Greetings."""
+
+
+def greet(name: str) -> str:
+    """A friendly greeting."""
+    return f"Hello, {name}!"
