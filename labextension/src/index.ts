@@ -7,15 +7,26 @@ import {
   JupyterFrontEnd,
   JupyterFrontEndPlugin
 } from '@jupyterlab/application';
+import { ICommandPalette } from '@jupyterlab/apputils';
+import { IDocumentManager } from '@jupyterlab/docmanager';
 import { INotebookTracker } from '@jupyterlab/notebook';
+import { IRenderMimeRegistry } from '@jupyterlab/rendermime';
 import { ISettingRegistry } from '@jupyterlab/settingregistry';
 import { LabIcon } from '@jupyterlab/ui-components';
 
 import { ZenginePanel } from './panel';
+import { CodeRestore } from './protocol';
+import { reloadRestored, restoredContexts } from './reload';
 
 const PLUGIN_ID = 'zengine-jupyter:plugin';
 const PANEL_ID = 'zengine-panel';
-const OPEN_COMMAND = 'zengine:open-panel';
+
+/** Command ids (their key bindings are in schema/plugin.json, so users can change them). */
+const COMMANDS = {
+  open: 'zengine:open-panel',
+  focusInput: 'zengine:focus-input',
+  focusApproval: 'zengine:focus-approval'
+};
 
 const zengineIcon = new LabIcon({
   name: 'zengine-jupyter:icon',
@@ -28,31 +39,70 @@ const plugin: JupyterFrontEndPlugin<void> = {
   id: PLUGIN_ID,
   description: 'A side panel that talks to the zengine agent in the active notebook kernel.',
   autoStart: true,
-  requires: [INotebookTracker],
-  optional: [ISettingRegistry, ILayoutRestorer],
+  requires: [INotebookTracker, IRenderMimeRegistry],
+  optional: [IDocumentManager, ISettingRegistry, ILayoutRestorer, ICommandPalette],
   activate: (
     app: JupyterFrontEnd,
     tracker: INotebookTracker,
+    rendermime: IRenderMimeRegistry,
+    docManager: IDocumentManager | null,
     settingRegistry: ISettingRegistry | null,
-    restorer: ILayoutRestorer | null
+    restorer: ILayoutRestorer | null,
+    palette: ICommandPalette | null
   ) => {
-    const panel = new ZenginePanel({ tracker });
+    const reload = async (restore: CodeRestore): Promise<string> => {
+      if (!docManager) {
+        return '';
+      }
+      const contexts = restoredContexts(app.shell.widgets('main'), docManager, restore);
+      const result = await reloadRestored(contexts);
+      const parts = [];
+      if (result.reloaded.length) {
+        parts.push(`Reloaded from disk: ${result.reloaded.join(', ')}.`);
+      }
+      if (result.kept.length) {
+        parts.push(`Kept your unsaved version of: ${result.kept.join(', ')}.`);
+      }
+      return parts.join(' ');
+    };
+    const panel = new ZenginePanel({ tracker, rendermime, reloadRestored: reload });
     panel.id = PANEL_ID;
     panel.title.icon = zengineIcon;
     panel.title.caption = 'zengine agent';
     app.shell.add(panel, 'right', { rank: 900 });
     restorer?.add(panel, PANEL_ID);
 
-    app.commands.addCommand(OPEN_COMMAND, {
+    app.commands.addCommand(COMMANDS.open, {
       label: 'Open the zengine panel',
       execute: () => app.shell.activateById(PANEL_ID)
     });
+    app.commands.addCommand(COMMANDS.focusInput, {
+      label: 'zengine: Focus the message box',
+      execute: () => {
+        app.shell.activateById(PANEL_ID);
+        panel.focusInput();
+      }
+    });
+    app.commands.addCommand(COMMANDS.focusApproval, {
+      label: 'zengine: Go to the waiting approval',
+      execute: () => {
+        app.shell.activateById(PANEL_ID);
+        if (!panel.focusApproval()) {
+          panel.focusInput();
+        }
+      }
+    });
+    for (const command of Object.values(COMMANDS)) {
+      palette?.addItem({ command, category: 'zengine' });
+    }
 
     if (settingRegistry) {
       void settingRegistry.load(PLUGIN_ID).then(
         settings => {
+          const text = (key: string) => String(settings.get(key).composite ?? '');
           const apply = () => {
             panel.autoLoad = settings.get('autoLoadExtension').composite as boolean;
+            panel.chatSettings = { model: text('model'), effort: text('effort'), mode: text('mode') };
           };
           apply();
           settings.changed.connect(apply);

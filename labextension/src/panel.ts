@@ -1,26 +1,28 @@
 /**
- * The zengine side panel: bound to the active notebook's kernel, it follows notebook
- * switches, kernel changes and restarts, shows the kernel's hello and the connection state,
- * and lists what the kernel sends. A request the kernel cannot answer yet shows the kernel's
- * own error text: the panel never pretends.
+ * The zengine side panel: bound to the active notebook's kernel (`binding.ts`), it keeps one
+ * `zengine` comm open, follows a chat (subscribe -> Snapshot, then live events) and lays out
+ * the views: trust banner, turn bar (interrupt, cost, badge), conversation, sessions, MCP
+ * servers and the input box. A request the kernel refuses shows the kernel's own words.
  */
 
-import { INotebookTracker, NotebookPanel } from '@jupyterlab/notebook';
+import { IRenderMimeRegistry } from '@jupyterlab/rendermime';
 import { Kernel } from '@jupyterlab/services';
+import { INotebookTracker } from '@jupyterlab/notebook';
 import { Widget } from '@lumino/widgets';
 
+import { ConnectionState, KernelBinding } from './binding';
+import { ChatView } from './chat';
 import { ConnectError, Connection, RequestBody } from './connection';
-import { EngineEvent, KernelMessage, Reply } from './protocol';
+import { el } from './dom';
+import { InputBox, Typed } from './input';
+import { McpView } from './mcp';
+import { CodeRestore, KernelMessage, Reply } from './protocol';
+import { RewindScope } from './rewind';
+import { SessionsView } from './sessions';
+import { StatusBar } from './status';
+import { TrustBanner } from './trust';
 
-/** What the status line says; also `data-state` on the panel (tests read it). */
-export type ConnectionState =
-  | 'no-notebook'
-  | 'no-kernel'
-  | 'connecting'
-  | 'connected'
-  | 'restarting'
-  | 'closed'
-  | 'failed';
+export { ConnectionState } from './binding';
 
 const STATE_TEXT: Record<ConnectionState, string> = {
   'no-notebook': 'Open a notebook to talk to its kernel.',
@@ -32,57 +34,60 @@ const STATE_TEXT: Record<ConnectionState, string> = {
   failed: 'Could not connect'
 };
 
+/** The chat settings the panel applies through slash commands once connected. */
+export interface IChatSettings {
+  model: string;
+  effort: string;
+  mode: string;
+}
+
 export interface IPanelOptions {
   tracker: INotebookTracker;
+  rendermime: IRenderMimeRegistry;
+  /** Reload open documents of restored files; resolves with a line for the user. */
+  reloadRestored(restore: CodeRestore): Promise<string>;
 }
 
 export class ZenginePanel extends Widget {
   constructor(options: IPanelOptions) {
     super();
-    this._tracker = options.tracker;
+    this._options = options;
     this.addClass('jp-zengine-panel');
     this.node.setAttribute('role', 'region');
     this.node.setAttribute('aria-label', 'zengine agent');
 
-    const header = append(this.node, 'header', 'jp-zengine-header');
-    this._status = append(header, 'div', 'jp-zengine-status');
+    const header = el('header', 'jp-zengine-header', null, this.node);
+    this._status = el('div', 'jp-zengine-status', null, header);
     this._status.setAttribute('role', 'status');
     this._status.setAttribute('aria-live', 'polite');
-    this._version = append(header, 'div', 'jp-zengine-version');
-    this._notebook = append(header, 'div', 'jp-zengine-notebook');
+    this._version = el('div', 'jp-zengine-version', null, header);
+    this._notebook = el('div', 'jp-zengine-notebook', null, header);
 
-    this._list = append(this.node, 'ol', 'jp-zengine-messages');
-    this._list.setAttribute('role', 'log');
-    this._list.setAttribute('aria-label', 'Conversation');
-
-    const form = append(this.node, 'form', 'jp-zengine-form') as HTMLFormElement;
-    this._input = append(form, 'textarea', 'jp-zengine-input') as HTMLTextAreaElement;
-    this._input.rows = 3;
-    this._input.placeholder = 'Ask the agent… (Enter sends, Shift+Enter for a new line)';
-    this._input.setAttribute('aria-label', 'Message to the agent');
-    const buttons = append(form, 'div', 'jp-zengine-buttons');
-    const send = append(buttons, 'button', 'jp-zengine-send jp-mod-styled jp-mod-accept');
-    send.textContent = 'Send';
-    (send as HTMLButtonElement).type = 'submit';
-    const stop = append(buttons, 'button', 'jp-zengine-interrupt jp-mod-styled jp-mod-reject');
-    stop.textContent = 'Interrupt';
-    stop.title = 'Stop the running turn';
-    (stop as HTMLButtonElement).type = 'button';
-    stop.addEventListener('click', () => void this._interrupt());
-    form.addEventListener('submit', event => {
-      event.preventDefault();
-      void this._submit();
+    this._trust = new TrustBanner(el('div', 'jp-zengine-trust-host', null, this.node), (folder, trust) =>
+      this._request({ kind: 'trust_answer', folder, trust })
+    );
+    this._bar = new StatusBar(this.node, () => void this._interrupt());
+    this._chat = new ChatView(this.node, {
+      rendermime: options.rendermime,
+      status: this._bar,
+      answer: (request, decision) =>
+        this._request({ kind: 'approval_answer', request_id: request.id, decision }),
+      rewind: (turnId, scope) => this._rewind(turnId, scope)
     });
-    this._input.addEventListener('keydown', event => {
-      if (event.key === 'Enter' && !event.shiftKey) {
-        event.preventDefault();
-        void this._submit();
-      }
+    const drawers = el('div', 'jp-zengine-drawers', null, this.node);
+    this._sessions = new SessionsView(drawers, {
+      list: () => this._request({ kind: 'list_sessions' }),
+      resume: sessionId => void this._subscribe(sessionId)
     });
+    new McpView(drawers, () => this._request({ kind: 'mcp_status' }));
+    this._input = new InputBox(this.node, typed => void this._send(typed));
 
-    this._tracker.currentChanged.connect(this._onNotebookChanged, this);
-    this._setState('no-notebook');
-    this._onNotebookChanged();
+    this._binding = new KernelBinding(options.tracker, {
+      notebook: path => (this._notebook.textContent = path),
+      state: (state, detail) => this._setState(state, detail),
+      kernel: (kernel, sameKernel) => this._onKernel(kernel, sameKernel),
+      restarting: () => this._chat.line('notice', 'The kernel is restarting.')
+    });
   }
 
   /** Run `%load_ext zengine` when the kernel lacks the comm target (a setting). */
@@ -93,103 +98,48 @@ export class ZenginePanel extends Widget {
     return this._connections;
   }
 
+  /** Model, effort and mode from the settings: applied now (when connected) and on connect. */
+  set chatSettings(settings: IChatSettings) {
+    this._settings = settings;
+    void this._applySettings();
+  }
+
+  /** Put the keyboard focus in the input box. */
+  focusInput(): void {
+    this._input.focus();
+  }
+
+  /** Put the keyboard focus on the approval waiting for an answer; false when none waits. */
+  focusApproval(): boolean {
+    const prompt = this._chat.firstOpenPrompt();
+    prompt?.focus();
+    return prompt !== null;
+  }
+
   dispose(): void {
     if (this.isDisposed) {
       return;
     }
-    this._unbind();
-    this._tracker.currentChanged.disconnect(this._onNotebookChanged, this);
-    super.dispose();
-  }
-
-  // ------------------------------------------------------------ binding
-
-  private _onNotebookChanged(): void {
-    const panel = this._tracker.currentWidget;
-    if (panel === this._panel) {
-      return;
-    }
-    this._unbind();
-    this._panel = panel;
-    if (!panel) {
-      this._notebook.textContent = '';
-      this._setState('no-notebook');
-      return;
-    }
-    this._notebook.textContent = panel.context.path;
-    panel.sessionContext.kernelChanged.connect(this._onKernelChanged, this);
-    panel.disposed.connect(this._onPanelDisposed, this);
-    void panel.sessionContext.ready.then(() => {
-      if (this._panel === panel) {
-        this._bindKernel(panel.sessionContext.session?.kernel ?? null);
-      }
-    });
-  }
-
-  private _onPanelDisposed(): void {
-    this._unbind();
-    this._onNotebookChanged();
-  }
-
-  private _onKernelChanged(): void {
-    this._bindKernel(this._panel?.sessionContext.session?.kernel ?? null);
-  }
-
-  private _unbind(): void {
-    if (this._panel) {
-      this._panel.sessionContext.kernelChanged.disconnect(this._onKernelChanged, this);
-      this._panel.disposed.disconnect(this._onPanelDisposed, this);
-    }
-    this._panel = null;
-    this._bindKernel(null);
-  }
-
-  private _bindKernel(kernel: Kernel.IKernelConnection | null): void {
-    if (kernel === this._kernel && kernel !== null) {
-      return;
-    }
-    if (this._kernel) {
-      this._kernel.statusChanged.disconnect(this._onKernelStatus, this);
-    }
+    this._binding.dispose();
     this._disconnect();
-    this._kernel = kernel;
-    this._list.replaceChildren(); // another kernel: another conversation
-    if (!kernel) {
-      if (this._panel) {
-        this._setState('no-kernel');
-      }
-      return;
-    }
-    kernel.statusChanged.connect(this._onKernelStatus, this);
-    void this._connect();
-  }
-
-  private _onKernelStatus(kernel: Kernel.IKernelConnection, status: Kernel.Status): void {
-    if (kernel !== this._kernel) {
-      return;
-    }
-    if (status === 'dead') {
-      this._disconnect();
-      this._setState('failed', 'the kernel died');
-    } else if (status === 'restarting' || status === 'autorestarting') {
-      if (this._state !== 'restarting') {
-        this._item('notice', 'The kernel is restarting.');
-      }
-      this._disconnect();
-      this._setState('restarting');
-    } else if (status === 'idle' && this._state === 'restarting') {
-      void this._connect();
-    }
+    super.dispose();
   }
 
   // ------------------------------------------------------------ the comm
 
-  private async _connect(): Promise<void> {
-    const kernel = this._kernel;
-    if (!kernel) {
-      return;
-    }
+  private _onKernel(kernel: Kernel.IKernelConnection | null, sameKernel: boolean): void {
     this._disconnect();
+    if (!sameKernel) {
+      this._sessionId = null; // another kernel: another conversation
+      this._chat.clear();
+      this._trust.clear();
+    }
+    if (kernel) {
+      void this._connect(kernel);
+    }
+  }
+
+  private async _connect(kernel: Kernel.IKernelConnection): Promise<void> {
     this._setState('connecting');
     const connection = new Connection(kernel, {
       onMessage: msg => {
@@ -210,8 +160,7 @@ export class ZenginePanel extends Widget {
     } catch (err) {
       if (this._connection === connection) {
         this._connection = null;
-        const text = err instanceof ConnectError ? err.message : String(err);
-        this._setState('failed', text);
+        this._setState('failed', err instanceof ConnectError ? err.message : String(err));
       }
       return;
     }
@@ -220,16 +169,49 @@ export class ZenginePanel extends Widget {
     }
     this._connections++;
     this.node.dataset.connections = String(this._connections);
-    this._report(await connection.request({ kind: 'subscribe' }), 'subscribe');
+    await this._subscribe(this._sessionId);
+  }
+
+  /** The chat's cost and title from its meta.json (usage records are not in a snapshot). */
+  private async _loadMeta(): Promise<void> {
+    const session = this._sessionId;
+    if (!session) {
+      return;
+    }
+    const reply = await this._request({ kind: 'list_sessions' });
+    const meta = reply.sessions?.find(m => m.id === session);
+    if (meta && session === this._sessionId) {
+      this._bar.setChat(meta.cost_usd, meta.title);
+    }
+  }
+
+  /** The input box's completions: the chat's commands (MCP prompts appear once it opens). */
+  private async _loadCommands(): Promise<void> {
+    const commands = await this._request({ kind: 'list_commands' });
+    if (commands.ok) {
+      this._input.commands = commands.commands ?? [];
+    }
   }
 
   private _disconnect(): void {
-    if (this._connection) {
-      this._connection.dispose();
-      this._connection = null;
-    }
-    this._kernelVersion = null;
+    this._connection?.dispose();
+    this._connection = null;
     this._version.textContent = '';
+    this._kernelVersion = null;
+  }
+
+  private _request(body: RequestBody): Promise<Reply> {
+    if (!this._connection?.isOpen) {
+      return Promise.resolve({ v: 1, kind: 'reply', id: '', ok: false, error: 'Not connected to a kernel.' });
+    }
+    return this._connection.request(body);
+  }
+
+  private async _subscribe(sessionId: string | null): Promise<void> {
+    this.node.dataset.subscribed = 'false';
+    const reply = await this._request({ kind: 'subscribe', session_id: sessionId });
+    this._report(reply, 'subscribe');
+    this.node.dataset.subscribed = String(reply.ok);
   }
 
   private _onMessage(msg: KernelMessage | Record<string, unknown>): void {
@@ -240,112 +222,158 @@ export class ZenginePanel extends Widget {
         this._version.textContent = `zengine ${message.version} in the kernel`;
         this._setState('connected');
         return;
-      case 'event':
-        this._showEvent(message.event);
-        return;
       case 'snapshot':
-        this._item('notice', `Chat ${message.session_id}: ${message.records?.length ?? 0} records`);
+        // "" while the kernel has no chat yet (it sends another when one opens); the kernel
+        // also sends one unprompted after a conversation rewind or a resync
+        this._sessionId = message.session_id || null;
+        this.node.dataset.sessionId = message.session_id;
+        this._sessions.current = this._sessionId;
+        this._chat.reset(message);
+        void this._loadCommands();
+        void this._loadMeta();
+        void this._applySettings();
+        return;
+      case 'event':
+        if (message.event.kind === 'notice' && this._ownCommands.has(message.event.topic)) {
+          this._ownCommands.delete(message.event.topic); // its reply shows it
+          return;
+        }
+        if (message.event.kind === 'trust_required') {
+          this._trust.show(message.event);
+        } else if (message.event.kind === 'notice' && message.event.topic === 'trust') {
+          this._trust.clear(); // trusted from here or from another view of the folder
+        }
+        this._chat.apply(message.event);
+        if (message.event.kind === 'turn_ended') {
+          void this._applySettings(); // changed while the turn ran
+        }
         return;
       case 'reply':
         return; // handled by the request that sent it
       default:
-        this._item('error', `The kernel sent a message this panel does not know: ${JSON.stringify(msg)}`);
+        this._chat.line('error', `The kernel sent a message this panel does not know: ${JSON.stringify(msg)}`);
     }
   }
 
-  private _showEvent(event: EngineEvent): void {
-    switch (event.kind) {
-      case 'text_streamed': {
-        const last = this._list.lastElementChild as HTMLElement | null;
-        if (last && last.dataset.kind === 'assistant') {
-          last.textContent += event.text;
-        } else {
-          this._item('assistant', event.text);
-        }
-        return;
-      }
-      case 'error':
-        this._item('error', event.hint ? `${event.message} (${event.hint})` : event.message);
-        return;
-      case 'notice':
-        this._item('notice', event.text);
-        return;
-      default:
-        this._item('event', event.kind);
-    }
-  }
+  // ------------------------------------------------------------ user actions
 
-  private async _submit(): Promise<void> {
-    const text = this._input.value.trim();
-    if (!text) {
-      return;
-    }
+  private async _send(typed: Typed): Promise<void> {
     if (!this._connection?.isOpen) {
-      this._item('error', 'Not connected to a kernel: nothing was sent.');
+      this._chat.line('error', 'Not connected to a kernel: nothing was sent.');
       return;
     }
-    this._input.value = '';
-    this._item('user', text);
-    const body: RequestBody = text.startsWith('/')
-      ? { kind: 'command', name: text.slice(1).split(/\s+/, 1)[0], args: text.slice(1).replace(/^\S+\s*/, '') }
-      : { kind: 'submit', text };
-    this._report(await this._connection.request(body), body.kind);
+    const session_id = this._sessionId;
+    if (typed.kind === 'command') {
+      const reply = await this._command(typed.name, typed.args);
+      // shown with its answer: a snapshot (the command may open the chat) comes before it
+      this._chat.line('command', `/${typed.name}${typed.args ? ` ${typed.args}` : ''}`);
+      this._report(reply, `/${typed.name}`);
+      if (reply.ok && reply.text) {
+        this._chat.markdown('command-output', reply.text);
+      }
+      return;
+    }
+    const reply = await this._request({ kind: 'submit', text: typed.text, session_id });
+    this._report(reply, 'submit');
+    if (reply.ok && reply.text) {
+      this._chat.markdown('command-output', reply.text); // a slash command typed as a message
+    }
+  }
+
+  /**
+   * A slash command from this panel. The engine also publishes its output as a notice
+   * (topic "/name") for the other views; this panel shows the reply instead, once.
+   */
+  private async _command(name: string, args: string): Promise<Reply> {
+    const topic = `/${name}`;
+    this._ownCommands.set(topic, (this._ownCommands.get(topic) ?? 0) + 1);
+    try {
+      return await this._request({ kind: 'command', name, args, session_id: this._sessionId });
+    } finally {
+      const left = (this._ownCommands.get(topic) ?? 1) - 1;
+      if (left > 0) {
+        this._ownCommands.set(topic, left);
+      } else {
+        this._ownCommands.delete(topic);
+      }
+    }
   }
 
   private async _interrupt(): Promise<void> {
-    if (!this._connection?.isOpen) {
-      this._item('error', 'Not connected to a kernel: nothing to interrupt.');
+    this._report(await this._request({ kind: 'interrupt', session_id: this._sessionId }), 'interrupt');
+  }
+
+  private async _rewind(turnId: string, scope: RewindScope): Promise<void> {
+    const reply = await this._request({ kind: 'rewind', turn_id: turnId, scope, session_id: this._sessionId });
+    this._report(reply, 'rewind');
+    if (!reply.ok) {
       return;
     }
-    this._report(await this._connection.request({ kind: 'interrupt' }), 'interrupt');
+    if (reply.text) {
+      this._chat.markdown('rewind', reply.text);
+    }
+    if (reply.restore) {
+      const editors = await this._options.reloadRestored(reply.restore);
+      if (editors) {
+        this._chat.line('rewind', editors);
+      }
+    }
+  }
+
+  /**
+   * Apply model / effort / mode from the settings to the followed chat, once per chat and
+   * connection and value. Never opens a chat by itself, and waits while a turn runs.
+   */
+  private async _applySettings(): Promise<void> {
+    const settings = this._settings;
+    const session = this._sessionId;
+    if (!settings || !session || !this._connection?.isOpen || this._bar.running) {
+      return;
+    }
+    for (const name of ['model', 'effort', 'mode'] as const) {
+      const value = settings[name].trim();
+      const key = `${session}:${this._connections}:${value}`;
+      if (!value || this._applied[name] === key) {
+        continue;
+      }
+      this._applied[name] = key;
+      const reply = await this._command(name, value);
+      this._report(reply, `/${name} ${value} (from the panel settings)`);
+      if (reply.ok && reply.text) {
+        this._chat.line('notice', `Panel settings: ${reply.text}`);
+      }
+    }
   }
 
   /** A failed reply shows the kernel's words as they are. */
   private _report(reply: Reply, what: string): void {
-    if (reply.ok) {
-      if (reply.text) {
-        this._item('assistant', reply.text);
-      }
-      return;
+    if (!reply.ok) {
+      const hint = reply.hint ? ` ${reply.hint}` : '';
+      this._chat.line('error', `${reply.error ?? `${what} failed`}${hint}`).setAttribute('role', 'alert');
     }
-    const hint = reply.hint ? ` ${reply.hint}` : '';
-    this._item('error', `${reply.error ?? `${what} failed`}${hint}`);
   }
 
-  // ------------------------------------------------------------ view
-
   private _setState(state: ConnectionState, detail = ''): void {
-    this._state = state;
     this.node.dataset.state = state;
     const version = state === 'connected' && this._kernelVersion ? ` · zengine ${this._kernelVersion}` : '';
     this._status.textContent = STATE_TEXT[state] + version + (detail ? `: ${detail}` : '');
   }
 
-  private _item(kind: string, text: string): HTMLElement {
-    const item = append(this._list, 'li', `jp-zengine-item jp-zengine-item-${kind}`);
-    item.dataset.kind = kind;
-    item.textContent = text;
-    item.scrollIntoView?.({ block: 'end' });
-    return item;
-  }
-
-  private _tracker: INotebookTracker;
-  private _panel: NotebookPanel | null = null;
-  private _kernel: Kernel.IKernelConnection | null = null;
+  private _options: IPanelOptions;
+  private _binding: KernelBinding;
   private _connection: Connection | null = null;
   private _connections = 0;
   private _kernelVersion: string | null = null;
-  private _state: ConnectionState = 'no-notebook';
+  private _sessionId: string | null = null;
+  private _settings: IChatSettings | null = null;
+  private _applied: Record<string, string> = {};
+  private _ownCommands = new Map<string, number>();
   private _status: HTMLElement;
   private _version: HTMLElement;
   private _notebook: HTMLElement;
-  private _list: HTMLElement;
-  private _input: HTMLTextAreaElement;
-}
-
-function append(parent: HTMLElement, tag: string, className: string): HTMLElement {
-  const node = document.createElement(tag);
-  node.className = className;
-  parent.appendChild(node);
-  return node;
+  private _trust: TrustBanner;
+  private _bar: StatusBar;
+  private _chat: ChatView;
+  private _sessions: SessionsView;
+  private _input: InputBox;
 }

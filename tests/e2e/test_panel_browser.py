@@ -6,6 +6,7 @@ One JupyterLab and one browser serve the whole module. Screenshots go to .ci-art
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -33,14 +34,28 @@ def _notebook(path: Path, source: str) -> None:
 
 
 @pytest.fixture(scope="module")
-def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LabServer]:
+def home(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("zengine-home")
+
+
+@pytest.fixture(scope="module")
+def lab(tmp_path_factory: pytest.TempPathFactory, home: Path) -> Iterator[LabServer]:
     require_component("node")  # the panel is built by scripts/test only where node is
     root = tmp_path_factory.mktemp("lab-root")
     (root / ".git").mkdir()
     _notebook(root / "first.ipynb", "x = 1")
     _notebook(root / "second.ipynb", "y = 2")
+    # a project setting that stays withheld until the folder is trusted (the trust banner)
+    (root / ".z-engine").mkdir()
+    (root / ".z-engine" / "settings.toml").write_text(
+        '[[verification.checks]]\nid = "smoke"\nkind = "test"\ncommand = ["true"]\n'
+    )
     state = tmp_path_factory.mktemp("lab-state")
-    env = {"ZENGINE_HOME": str(tmp_path_factory.mktemp("zengine-home"))}
+    # the panel's own settings: the mode it applies to the chat it follows
+    plugin = state / "user-settings" / "zengine-jupyter" / "plugin.jupyterlab-settings"
+    plugin.parent.mkdir(parents=True)
+    plugin.write_text(json.dumps({"mode": "plan"}))
+    env = {"ZENGINE_HOME": str(home)}
     with running_lab(root, state, env=env) as server:
         yield server
 
@@ -75,25 +90,46 @@ def _shot(page: Any, name: str) -> None:
     page.screenshot(path=str(ARTIFACTS / f"{name}.png"))
 
 
-def test_panel_connects_follows_notebooks_and_survives_restart(lab: LabServer, page: Any) -> None:
+def test_panel_connects_follows_notebooks_and_survives_restart(
+    lab: LabServer, page: Any, home: Path
+) -> None:
     page.goto(lab.lab_url("first.ipynb"))
     page.locator('.jp-SideBar.jp-mod-right .lm-TabBar-tab[data-id="zengine-panel"]').click()
     _connected(page, 1, "first.ipynb")
-    # subscribed while the kernel has no chat: an empty snapshot, no error
-    page.wait_for_selector(f"{PANEL} .jp-zengine-item-notice >> text=0 records")
-    assert page.locator(f"{PANEL} .jp-zengine-item-error").count() == 0
+    # subscribed while the kernel has no chat: an empty conversation, no error
+    page.wait_for_selector(f'{PANEL}[data-subscribed="true"]')
+    assert page.locator(f"{PANEL} .jp-zengine-item").count() == 0
     _shot(page, "1-connected")
 
-    # a slash command: the kernel's answer is shown as it is; nothing runs to interrupt
-    page.locator(f"{PANEL} .jp-zengine-input").fill("/help")
+    # a slash command completes from list_commands and its markdown answer is rendered
+    page.locator(f"{PANEL} .jp-zengine-input").fill("/he")
+    page.wait_for_selector(f'{PANEL} .jp-zengine-completion[data-name="help"]')
+    page.locator(f"{PANEL} .jp-zengine-input").press("Tab")
+    assert page.locator(f"{PANEL} .jp-zengine-input").input_value() == "/help "
     page.locator(f"{PANEL} .jp-zengine-input").press("Enter")
-    page.wait_for_selector(f"{PANEL} .jp-zengine-item-assistant >> text=/cost")
-    assert page.locator(f"{PANEL} .jp-zengine-item-user").last.inner_text() == "/help"
-    page.locator(f"{PANEL} .jp-zengine-interrupt").click()
-    page.locator(f"{PANEL} .jp-zengine-input").fill("/cost")
-    page.locator(f"{PANEL} .jp-zengine-input").press("Enter")  # answered after the interrupt
-    page.wait_for_selector(f"{PANEL} .jp-zengine-item-assistant >> text=cost so far")
-    assert page.locator(f"{PANEL} .jp-zengine-item-error").count() == 0
+    answer = page.locator(f"{PANEL} .jp-zengine-item-command-output .jp-RenderedMarkdown")
+    answer.wait_for()
+    assert "/cost" in answer.inner_text()
+    assert page.locator(f"{PANEL} .jp-zengine-item-command").first.inner_text() == "/help"
+    # its output once: the engine's "/help" notice for other views is not repeated here
+    assert page.locator(f"{PANEL} .jp-zengine-item-notice >> text=/help:").count() == 0
+    # nothing runs: the Interrupt button is off
+    assert page.locator(f"{PANEL} .jp-zengine-interrupt").is_disabled()
+    # the chat /help opened gets the panel's settings: /mode plan
+    page.wait_for_selector(f"{PANEL} .jp-zengine-item-notice >> text=Panel settings: mode: plan")
+
+    # the project's withheld setting: the trust banner, answered with Trust
+    banner = page.locator(f"{PANEL} .jp-zengine-trust")
+    banner.wait_for()
+    assert "Trust this workspace?" in banner.inner_text()
+    assert "verification.checks" in banner.locator(".jp-zengine-trust-withheld").inner_text()
+    assert banner.get_attribute("data-folder") == str(lab.root)
+    _shot(page, "1-trust-banner")
+    banner.locator(".jp-zengine-trust-yes").click()
+    banner.wait_for(state="detached")
+    page.wait_for_selector(f"{PANEL} .jp-zengine-item-notice >> text=trust:")  # every view hears
+    trusted = json.loads((home / "trust.json").read_text())
+    assert str(lab.root) in json.dumps(trusted)
 
     # switch notebooks: the panel follows to the second notebook's kernel
     page.locator(".jp-DirListing-content .jp-DirListing-itemText >> text=second.ipynb").dblclick()

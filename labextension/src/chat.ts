@@ -1,0 +1,332 @@
+/**
+ * The conversation: rebuilt from a Snapshot's log records, then kept current by live engine
+ * events. User messages (each with its rewind control), streamed markdown, thinking
+ * (collapsed), tool cards with their approval prompts, provider-busy lines, errors, notices.
+ * The cost and the verification badge live in the panel's footer (`StatusBar`).
+ */
+
+import { IRenderMimeRegistry } from '@jupyterlab/rendermime';
+
+import { ApprovalPrompt, Answer, outcomeText } from './approvals';
+import { collapsed, el, follow } from './dom';
+import { MarkdownBlock } from './markdown';
+import { ApprovalRequest, EngineEvent, LogRecord, MessageRecord, Snapshot } from './protocol';
+import { RewindHandler, addRewindControl } from './rewind';
+import { StatusBar } from './status';
+import { ToolCard } from './toolcard';
+
+export interface IChatOptions {
+  rendermime: IRenderMimeRegistry;
+  status: StatusBar;
+  answer: Answer;
+  rewind: RewindHandler;
+}
+
+export class ChatView {
+  constructor(parent: HTMLElement, private readonly _options: IChatOptions) {
+    this.node = el('ol', 'jp-zengine-messages', null, parent);
+    this.node.setAttribute('role', 'log');
+    this.node.setAttribute('aria-live', 'polite');
+    this.node.setAttribute('aria-label', 'Conversation');
+    this.node.tabIndex = 0; // scrollable by keyboard
+  }
+
+  readonly node: HTMLElement;
+
+  /** Start over from a snapshot's records and pending approvals. */
+  reset(snapshot: Snapshot): void {
+    this.clear();
+    const results = new Map<string, { output: string; isError: boolean }>();
+    let turnId: string | null = null;
+    for (const record of snapshot.records ?? []) {
+      turnId = this._record(record, turnId, results);
+    }
+    for (const request of snapshot.pending ?? []) {
+      this._prompt(request);
+    }
+    this._options.status.setRunning(snapshot.running_turn_id ?? null);
+  }
+
+  clear(): void {
+    this.node.replaceChildren();
+    this._cards.clear();
+    this._prompts.clear();
+    this._endStream();
+    this._options.status.reset();
+  }
+
+  /** One live event. */
+  apply(event: EngineEvent): void {
+    const status = this._options.status;
+    switch (event.kind) {
+      case 'turn_started':
+        this._endStream();
+        this._user(event.prompt, event.turn_id ?? null);
+        status.setRunning(event.turn_id ?? 'running');
+        this.node.scrollTop = this.node.scrollHeight;
+        return;
+      case 'text_streamed':
+        this._stream().append(event.text);
+        break;
+      case 'thinking_streamed':
+        this._thinking().textContent += event.text;
+        break;
+      case 'tool_call_proposed':
+        this._endStream();
+        this._card(event.call_id, event.tool, event.arguments, event.summary);
+        break;
+      case 'approval_requested':
+        this._endStream();
+        this._prompt(event.request);
+        this._prompts.get(event.request.call_id)?.node.scrollIntoView?.({ block: 'nearest' });
+        return;
+      case 'tool_call_approved':
+      case 'tool_call_denied':
+        this._decided(event);
+        break;
+      case 'tool_call_started':
+        this._cards.get(event.call_id)?.setState('running');
+        break;
+      case 'tool_call_finished':
+        this._cardFor(event.call_id).finish(event.output, event.is_error, event.diff);
+        break;
+      case 'provider_busy':
+        this._line('busy', `provider busy, retry ${event.attempt} in ${event.wait_s.toFixed(1)} s`).title =
+          event.message; // the provider's own words, on hover
+        break;
+      case 'error':
+        this._endStream();
+        this._line('error', event.hint ? `${event.message} (${event.hint})` : event.message).setAttribute('role', 'alert');
+        break;
+      case 'notice':
+        this._line('notice', `${event.topic}: ${event.text}`);
+        break;
+      case 'cost_updated':
+        status.setCost(event.turn_usd, event.session_usd);
+        break;
+      case 'verification_changed':
+        status.setBadge(event.badge, event.reason);
+        break;
+      case 'check_recorded':
+        status.addCheck(event.check_id, event.passed, event.summary);
+        break;
+      case 'turn_ended':
+        this._endStream();
+        status.setRunning(null);
+        if (event.status !== 'completed') {
+          this._line('notice', `Turn ${event.status}${event.reason ? `: ${event.reason}` : ''}.`);
+        }
+        break;
+      case 'rewound': {
+        const what = [event.result.code ? 'the files' : '', event.result.conversation ? 'the conversation' : '']
+          .filter(Boolean)
+          .join(' and ');
+        this._line('notice', `Rewound ${what || 'nothing'} to before “${event.result.prompt}”.`);
+        break;
+      }
+      default:
+        break; // checkpoint_taken, resync, trust_required: handled by the panel or not shown
+    }
+    follow(this.node);
+  }
+
+  /** A command's answer (markdown) or a plain line of the given kind. */
+  markdown(kind: string, source: string): void {
+    this._endStream();
+    const item = this._item(kind);
+    new MarkdownBlock(this._options.rendermime, el('div', 'jp-zengine-body', null, item), source);
+    follow(this.node);
+  }
+
+  line(kind: string, text: string): HTMLElement {
+    const node = this._line(kind, text);
+    follow(this.node);
+    return node;
+  }
+
+  /** The prompt waiting for an answer, if any (keyboard users jump to it). */
+  firstOpenPrompt(): ApprovalPrompt | null {
+    for (const prompt of this._prompts.values()) {
+      if (!prompt.answered) {
+        return prompt;
+      }
+    }
+    return null;
+  }
+
+  // ------------------------------------------------------------ records
+
+  private _record(
+    record: LogRecord,
+    turnId: string | null,
+    results: Map<string, { output: string; isError: boolean }>
+  ): string | null {
+    const status = this._options.status;
+    switch (record.kind) {
+      case 'turn_start':
+        this._endStream();
+        return record.turn_id ?? null;
+      case 'message':
+        this._message(record, turnId);
+        break;
+      case 'tool_result':
+        this._cardFor(record.tool_call_id, record.name).finish(record.output ?? '', record.is_error ?? false);
+        results.set(record.tool_call_id, { output: record.output ?? '', isError: record.is_error ?? false });
+        break;
+      case 'approval': {
+        const allowed = record.decision !== 'deny';
+        const card = this._cards.get(record.tool_call_id);
+        const by = record.decided_by ?? 'user';
+        const text = allowed
+          ? `Allowed by ${by === 'user' ? 'you' : by}${record.rule ? ` (rule ${record.rule})` : ''}.`
+          : `Denied by ${by === 'user' ? 'you' : by}${record.message ? `: ${record.message}` : ''}.`;
+        if (card && card.node.dataset.state === 'proposed') {
+          card.setState(allowed ? 'allowed' : 'denied');
+        }
+        if (card && by === 'user') {
+          el('div', `jp-zengine-approval-outcome jp-zengine-${allowed ? 'ok' : 'bad'}`, text, card.slot);
+        }
+        break;
+      }
+      case 'check':
+        status.addCheck(record.check.check_id, record.check.passed, checkSummary(record.check));
+        break;
+      case 'usage':
+        status.addUsage(record.cost_usd ?? null);
+        break;
+      case 'turn_end':
+        this._endStream();
+        if (record.status !== 'completed') {
+          this._line('notice', `Turn ${record.status}${record.reason ? `: ${record.reason}` : ''}.`);
+        }
+        return null;
+      case 'mode_change':
+        this._line('notice', `Mode: ${record.mode}`);
+        break;
+      case 'model_change':
+        this._line('notice', `Model: ${record.model}`);
+        break;
+      case 'compaction':
+        this._line('notice', 'The conversation was summarised for the model.');
+        break;
+      case 'title':
+        status.setTitle(record.title);
+        break;
+      default:
+        break;
+    }
+    return turnId;
+  }
+
+  private _message(record: MessageRecord, turnId: string | null): void {
+    if (record.role === 'user') {
+      this._endStream();
+      this._user(record.text ?? '', turnId);
+      return;
+    }
+    for (const block of record.thinking ?? []) {
+      this._thinking().textContent += block.text;
+    }
+    if (record.text) {
+      this._endStream();
+      const block = this._stream();
+      block.append(record.text);
+      this._endStream();
+    }
+    for (const call of record.tool_calls ?? []) {
+      this._endStream();
+      this._card(call.id, call.name, call.input ?? {});
+    }
+  }
+
+  // ------------------------------------------------------------ items
+
+  private _item(kind: string): HTMLElement {
+    const item = el('li', `jp-zengine-item jp-zengine-item-${kind}`, null, this.node);
+    item.dataset.kind = kind;
+    return item;
+  }
+
+  private _line(kind: string, text: string): HTMLElement {
+    this._endStream();
+    const item = this._item(kind);
+    item.textContent = text;
+    return item;
+  }
+
+  private _user(text: string, turnId: string | null): void {
+    const item = this._item('user');
+    item.setAttribute('aria-label', 'Your message');
+    el('div', 'jp-zengine-body', text, item);
+    if (turnId) {
+      item.dataset.turnId = turnId;
+      addRewindControl(item, turnId, this._options.rewind);
+    }
+  }
+
+  private _stream(): MarkdownBlock {
+    if (!this._text) {
+      this._thinkingBody = null;
+      const item = this._item('assistant');
+      item.setAttribute('aria-label', 'Agent');
+      this._text = new MarkdownBlock(this._options.rendermime, el('div', 'jp-zengine-body', null, item));
+    }
+    return this._text;
+  }
+
+  private _thinking(): HTMLElement {
+    if (!this._thinkingBody) {
+      this._endStream();
+      const item = this._item('thinking');
+      const { body } = collapsed(item, 'jp-zengine-thinking', 'Thinking');
+      this._thinkingBody = el('pre', 'jp-zengine-thinking-text', '', body);
+    }
+    return this._thinkingBody;
+  }
+
+  private _endStream(): void {
+    this._text?.finish();
+    this._text = null;
+    this._thinkingBody = null;
+  }
+
+  private _card(callId: string, tool: string, args: Record<string, unknown>, summary?: string): ToolCard {
+    const card = new ToolCard(this.node, callId, tool, args, summary);
+    this._cards.set(callId, card);
+    return card;
+  }
+
+  private _cardFor(callId: string, tool = 'tool'): ToolCard {
+    return this._cards.get(callId) ?? this._card(callId, tool, {});
+  }
+
+  private _prompt(request: ApprovalRequest): void {
+    if (this._prompts.has(request.call_id)) {
+      return;
+    }
+    const card = this._cardFor(request.call_id, request.tool);
+    const prompt = new ApprovalPrompt(card.slot, request, this._options.answer);
+    this._prompts.set(request.call_id, prompt);
+    card.node.dataset.waiting = 'true';
+  }
+
+  private _decided(event: Extract<EngineEvent, { kind: 'tool_call_approved' | 'tool_call_denied' }>): void {
+    const allowed = event.kind === 'tool_call_approved';
+    const card = this._cards.get(event.call_id);
+    card?.setState(allowed ? 'allowed' : 'denied', allowed ? event.by : event.reason);
+    if (card) {
+      delete card.node.dataset.waiting;
+    }
+    this._prompts.get(event.call_id)?.settle(outcomeText(event), allowed);
+  }
+
+  private _cards = new Map<string, ToolCard>();
+  private _prompts = new Map<string, ApprovalPrompt>();
+  private _text: MarkdownBlock | null = null;
+  private _thinkingBody: HTMLElement | null = null;
+}
+
+function checkSummary(check: { command: string[] | string; exit_code: number | null; duration_s: number }): string {
+  const command = Array.isArray(check.command) ? check.command.join(' ') : check.command;
+  return `${command} (exit ${check.exit_code ?? '?'}, ${check.duration_s.toFixed(1)} s)`;
+}

@@ -1,0 +1,76 @@
+/**
+ * Small DOM helpers shared by the panel's views: elements with a class, buttons that work
+ * with Enter and Space (native <button>), and short human-readable numbers and dates.
+ */
+
+/** A new element with `className` (and text), appended to `parent` when given. */
+export function el<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  className: string,
+  text?: string | null,
+  parent?: HTMLElement
+): HTMLElementTagNameMap[K] {
+  const node = document.createElement(tag);
+  if (className) {
+    node.className = className;
+  }
+  if (text !== undefined && text !== null) {
+    node.textContent = text;
+  }
+  parent?.appendChild(node);
+  return node;
+}
+
+/** A styled native button (keyboard operable by default) with an accessible label. */
+export function button(
+  parent: HTMLElement,
+  className: string,
+  label: string,
+  onClick: () => void,
+  ariaLabel?: string
+): HTMLButtonElement {
+  const node = el('button', `jp-zengine-button jp-mod-styled ${className}`, label, parent);
+  node.type = 'button';
+  if (ariaLabel) {
+    node.setAttribute('aria-label', ariaLabel);
+  }
+  node.addEventListener('click', event => {
+    event.preventDefault();
+    onClick();
+  });
+  return node;
+}
+
+/** A collapsed <details> block with a summary line; returns the body to fill. */
+export function collapsed(
+  parent: HTMLElement,
+  className: string,
+  summary: string
+): { details: HTMLDetailsElement; body: HTMLElement } {
+  const details = el('details', className, null, parent);
+  el('summary', 'jp-zengine-summary', summary, details);
+  const body = el('div', 'jp-zengine-details-body', null, details);
+  return { details, body };
+}
+
+/** `$0.0123`, or "cost unknown" for a price nobody knows. */
+export function usd(value: number | null | undefined): string {
+  if (value === null || value === undefined) {
+    return 'cost unknown';
+  }
+  return `$${value.toFixed(value < 1 ? 4 : 2)}`;
+}
+
+/** An ISO timestamp as the user's local date and time (as given when it does not parse). */
+export function when(iso: string): string {
+  const date = new Date(iso);
+  return Number.isNaN(date.getTime()) ? iso : date.toLocaleString();
+}
+
+/** Scroll a log container to its end when the user is already near it. */
+export function follow(container: HTMLElement): void {
+  const near = container.scrollHeight - container.scrollTop - container.clientHeight < 120;
+  if (near) {
+    container.scrollTop = container.scrollHeight;
+  }
+}

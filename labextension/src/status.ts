@@ -1,0 +1,139 @@
+/**
+ * The panel's turn bar: the chat's title, whether a turn runs (with the Interrupt button),
+ * the cost (this turn and the chat), and the verification badge with the check records behind
+ * it (a collapsed list).
+ */
+
+import { button, collapsed, el, usd } from './dom';
+
+type Badge = 'verified' | 'failed' | 'unverified' | 'not_applicable';
+
+const BADGE_TEXT: Record<Badge, string> = {
+  verified: 'Verified',
+  failed: 'Checks failed',
+  unverified: 'Unverified',
+  not_applicable: 'Nothing to verify'
+};
+
+export class StatusBar {
+  constructor(parent: HTMLElement, onInterrupt: () => void) {
+    this.node = el('div', 'jp-zengine-turnbar', null, parent);
+    this._title = el('div', 'jp-zengine-title', null, this.node);
+    const row = el('div', 'jp-zengine-turnrow', null, this.node);
+    this._running = el('span', 'jp-zengine-running', null, row);
+    this._running.setAttribute('role', 'status');
+    this._interrupt = button(row, 'jp-zengine-interrupt jp-mod-reject', 'Interrupt', onInterrupt,
+      'Interrupt the running turn');
+    this._interrupt.title = 'Stop the running turn';
+    this._cost = el('span', 'jp-zengine-cost', null, row);
+    this._cost.setAttribute('aria-label', 'Cost');
+    this._badgeBox = el('div', 'jp-zengine-badge-box', null, this.node);
+    this.reset();
+  }
+
+  readonly node: HTMLElement;
+
+  reset(): void {
+    this._sessionUsd = 0;
+    this._priced = false;
+    this._title.textContent = '';
+    this._cost.textContent = '';
+    this._checks.clear();
+    this._badgeBox.replaceChildren();
+    this._badge = null;
+    this._list = null;
+    this.setRunning(null);
+  }
+
+  setTitle(title: string): void {
+    this._title.textContent = title;
+  }
+
+  /** A turn runs (its id) or none does (null). */
+  setRunning(turnId: string | null): void {
+    this.node.dataset.running = turnId ? 'true' : 'false';
+    this._running.textContent = turnId ? 'The agent is working…' : '';
+    this._interrupt.disabled = !turnId;
+  }
+
+  get running(): boolean {
+    return this.node.dataset.running === 'true';
+  }
+
+  /** From a snapshot: add one model request's cost. */
+  addUsage(cost: number | null): void {
+    if (cost !== null) {
+      this._sessionUsd += cost;
+      this._priced = true;
+    }
+    this._cost.textContent = this._priced ? `chat ${usd(this._sessionUsd)}` : '';
+  }
+
+  /** From the chat's meta.json: its cost so far and its title (when the log has none). */
+  setChat(cost: number, title: string): void {
+    if (!this._priced || cost > this._sessionUsd) {
+      this._sessionUsd = cost;
+      this._priced = true;
+      this._cost.textContent = `chat ${usd(cost)}`;
+    }
+    if (!this._title.textContent && title) {
+      this._title.textContent = title;
+    }
+  }
+
+  /** From a live CostUpdated event. */
+  setCost(turn: number | null, session: number | null): void {
+    if (session !== null) {
+      this._sessionUsd = session;
+      this._priced = true;
+    }
+    this._cost.textContent = `turn ${usd(turn)} · chat ${usd(session)}`;
+  }
+
+  setBadge(badge: Badge, reason: string): void {
+    this._ensureBadge();
+    const node = this._badge!;
+    node.dataset.badge = badge;
+    node.className = `jp-zengine-badge jp-zengine-badge-${badge}`;
+    node.textContent = `${BADGE_TEXT[badge]}: ${reason}`;
+  }
+
+  /** A check record (from the log or a live CheckRecorded event); the latest per check wins. */
+  addCheck(checkId: string, passed: boolean, summary: string): void {
+    this._ensureBadge();
+    this._checks.set(checkId, { passed, summary });
+    const list = this._list!;
+    list.replaceChildren();
+    for (const [id, check] of this._checks) {
+      const item = el('li', `jp-zengine-check jp-zengine-${check.passed ? 'ok' : 'bad'}`, null, list);
+      item.dataset.checkId = id;
+      el('strong', '', `${id} ${check.passed ? 'passed' : 'failed'}`, item);
+      el('span', '', ` ${check.summary}`, item);
+    }
+    if (this._badge!.dataset.badge === undefined) {
+      const failed = [...this._checks.values()].some(c => !c.passed);
+      this._badge!.textContent = failed ? 'Checks failed (from the log)' : 'Checks passed (from the log)';
+    }
+  }
+
+  private _ensureBadge(): void {
+    if (this._badge) {
+      return;
+    }
+    this._badge = el('div', 'jp-zengine-badge', null, this._badgeBox);
+    this._badge.setAttribute('role', 'status');
+    const { body } = collapsed(this._badgeBox, 'jp-zengine-checks', 'Check records');
+    this._list = el('ul', 'jp-zengine-check-list', null, body);
+  }
+
+  private _title: HTMLElement;
+  private _running: HTMLElement;
+  private _interrupt: HTMLButtonElement;
+  private _cost: HTMLElement;
+  private _badgeBox: HTMLElement;
+  private _badge: HTMLElement | null = null;
+  private _list: HTMLElement | null = null;
+  private _checks = new Map<string, { passed: boolean; summary: string }>();
+  private _sessionUsd = 0;
+  private _priced = false;
+}
