@@ -25,6 +25,9 @@ export type RequestBody = PanelRequest extends infer R
 
 /** The check run before opening the comm: is the target registered in this kernel? */
 const TARGET_PROBE = `'${COMM_TARGET}' in get_ipython().kernel.comm_manager.targets`;
+/** Registers the comm target without the status output, and without going through IPython's
+ * extension manager, so the user's own `%load_ext zengine` still shows the status. */
+const ATTACH = "__import__('zengine_jupyter.kernel', fromlist=['attach']).attach(get_ipython())";
 
 /** Thrown (as a rejected promise) when the kernel cannot host the comm. */
 export class ConnectError extends Error {}
@@ -59,10 +62,10 @@ export class Connection {
           `The kernel has no '${COMM_TARGET}' comm target: run %load_ext zengine in the notebook.`
         );
       }
-      await this._execute('%load_ext zengine');
+      await this._execute(ATTACH);
       if (!(await this._targetRegistered())) {
         throw new ConnectError(
-          `%load_ext zengine ran but registered no '${COMM_TARGET}' comm target.`
+          `zengine_jupyter.kernel.attach ran but registered no '${COMM_TARGET}' comm target.`
         );
       }
     }

@@ -90,7 +90,7 @@ export class ZenginePanel extends Widget {
     });
   }
 
-  /** Run `%load_ext zengine` when the kernel lacks the comm target (a setting). */
+  /** Register zengine in the kernel (`attach`) when it lacks the comm target (a setting). */
   autoLoad = true;
 
   /** How many times a comm was opened (tests read `data-connections`). */

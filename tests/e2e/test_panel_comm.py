@@ -1,7 +1,8 @@
 """The panel's conversation with a real kernel, message for message, through jupyter_client.
 
 The same sequence labextension/src/connection.ts sends: a silent probe for the comm target,
-a silent ``%load_ext zengine`` when it is missing, ``comm_open``, then wire requests.
+a silent ``attach`` (registration without the status output) when it is missing,
+``comm_open``, then wire requests.
 """
 
 from __future__ import annotations
@@ -38,6 +39,11 @@ def kernel(tmp_path: Path) -> Iterator[KernelHarness]:
         yield harness
 
 
+REPO = Path(__file__).resolve().parents[2]
+ATTACH = "__import__('zengine_jupyter.kernel', fromlist=['attach']).attach(get_ipython())"
+"""What connection.ts runs; a test checks the two agree."""
+
+
 def _silent(kernel: KernelHarness, code: str, **expressions: str) -> dict[str, Any]:
     """An execute as the panel sends it (silent, no history); returns the reply content."""
     msg_id = kernel.client.execute(
@@ -67,8 +73,9 @@ def _request(kernel: KernelHarness, comm_id: str, request: Any) -> Any:
 def test_the_panel_sequence_loads_the_extension_subscribes_and_is_refused_plainly(
     kernel: KernelHarness,
 ) -> None:
+    assert ATTACH in (REPO / "labextension" / "src" / "connection.ts").read_text()
     assert not _target_registered(kernel)
-    assert _silent(kernel, "%load_ext zengine")["status"] == "ok"
+    assert _silent(kernel, ATTACH)["status"] == "ok"
     assert _target_registered(kernel)
 
     comm_id = "panel-comm-1"
@@ -102,7 +109,12 @@ def test_the_panel_sequence_loads_the_extension_subscribes_and_is_refused_plainl
 def test_a_second_load_is_not_needed_and_a_second_panel_gets_its_own_hello(
     kernel: KernelHarness,
 ) -> None:
-    assert _silent(kernel, "%load_ext zengine")["status"] == "ok"
+    assert _silent(kernel, ATTACH)["status"] == "ok"
+    # the notebook's own %load_ext after the panel attached: the status, not "already loaded"
+    loaded = kernel.execute("%load_ext zengine")
+    assert loaded.status == "ok"
+    assert "already loaded" not in loaded.text
+    assert f"zengine {zengine_jupyter.__version__}" in loaded.text
     for comm_id in ("panel-a", "panel-b"):
         kernel.send_comm("comm_open", {"comm_id": comm_id, "target_name": COMM_TARGET, "data": {}})
         (raw,) = kernel.comm_messages(comm_id)

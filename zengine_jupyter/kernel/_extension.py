@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 
     from zengine_jupyter.kernel._controller import KernelController
 
-__all__ = ["controller_for", "load_ipython_extension", "unload_ipython_extension"]
+__all__ = ["attach", "controller_for", "load_ipython_extension", "unload_ipython_extension"]
 
 
 @dataclass
@@ -33,16 +33,25 @@ _loaded: weakref.WeakKeyDictionary[InteractiveShell, _Registration] = weakref.We
 
 def load_ipython_extension(ipython: InteractiveShell) -> None:
     """Called by ``%load_ext zengine``; loading twice only shows the status again."""
-    if ipython not in _loaded:
-        magics = ZengineMagics(ipython)
-        ipython.register_magics(magics)
-        reg = _Registration(magics)
-        manager = getattr(getattr(ipython, "kernel", None), "comm_manager", None)
-        if manager is not None:
-            manager.register_target(COMM_TARGET, open_comm)
-            reg.comm_manager = manager
-        _loaded[ipython] = reg
+    attach(ipython)
     _loaded[ipython].magics.status.show(full=False)
+
+
+def attach(ipython: InteractiveShell) -> None:
+    """Register everything without showing the status: what the side panel runs (silently)
+    when the kernel has no ``zengine`` comm target yet. It does not go through IPython's
+    extension manager, so a later ``%load_ext zengine`` in the notebook still shows the status
+    instead of "already loaded"."""
+    if ipython in _loaded:
+        return
+    magics = ZengineMagics(ipython)
+    ipython.register_magics(magics)
+    reg = _Registration(magics)
+    manager = getattr(getattr(ipython, "kernel", None), "comm_manager", None)
+    if manager is not None:
+        manager.register_target(COMM_TARGET, open_comm)
+        reg.comm_manager = manager
+    _loaded[ipython] = reg
 
 
 def unload_ipython_extension(ipython: InteractiveShell) -> None:
