@@ -28,8 +28,7 @@ import nbformat
 import pytest
 
 from zengine_jupyter.testing import ProviderServer, Reply, ScriptedToolCall, provider_in_thread
-from zengine_jupyter.testing.components import require_component
-from zengine_jupyter.testing.lab import LabServer, launch_chromium, running_lab
+from zengine_jupyter.testing.lab import LabServer, chromium_page, running_lab
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
@@ -83,19 +82,8 @@ def lab(project: Path, server: ProviderServer, tmp_path: Path) -> Iterator[LabSe
 
 @pytest.fixture
 def page(lab: LabServer) -> Iterator[Any]:
-    chromium = require_component("chromium")
-    from playwright.sync_api import sync_playwright
-
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    with sync_playwright() as playwright:
-        browser = launch_chromium(playwright, chromium)
-        try:
-            tab = browser.new_page(viewport={"width": 1280, "height": 860})
-            tab.set_default_timeout(WAIT_MS)
-            yield tab
-            tab.screenshot(path=str(ARTIFACTS / "last.png"))  # what the page showed at the end
-        finally:
-            browser.close()
+    with chromium_page(ARTIFACTS, size=(1280, 860), timeout_ms=WAIT_MS, last="last.png") as tab:
+        yield tab
 
 
 def _shot(page: Any, name: str) -> Path:

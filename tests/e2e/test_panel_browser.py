@@ -16,7 +16,7 @@ import pytest
 
 import zengine_jupyter
 from zengine_jupyter.testing.components import require_component
-from zengine_jupyter.testing.lab import LabServer, launch_chromium, running_lab
+from zengine_jupyter.testing.lab import LabServer, chromium_page, running_lab
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
@@ -62,18 +62,8 @@ def lab(tmp_path_factory: pytest.TempPathFactory, home: Path) -> Iterator[LabSer
 
 @pytest.fixture(scope="module")
 def page(lab: LabServer) -> Iterator[Any]:
-    chromium = require_component("chromium")
-    from playwright.sync_api import sync_playwright
-
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    with sync_playwright() as playwright:
-        browser = launch_chromium(playwright, chromium)
-        try:
-            tab = browser.new_page(viewport={"width": 1400, "height": 900})
-            tab.set_default_timeout(WAIT_MS)
-            yield tab
-        finally:
-            browser.close()
+    with chromium_page(ARTIFACTS, size=(1400, 900), timeout_ms=WAIT_MS) as tab:
+        yield tab
 
 
 def _connected(page: Any, connections: int, notebook: str) -> None:

@@ -30,7 +30,7 @@ import pytest
 from zengine_jupyter.config import TrustStore
 from zengine_jupyter.testing import ProviderServer, Reply, ScriptedToolCall, provider_in_thread
 from zengine_jupyter.testing.components import require_component
-from zengine_jupyter.testing.lab import LabServer, launch_chromium, running_lab
+from zengine_jupyter.testing.lab import LabServer, chromium_page, running_lab
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
@@ -87,21 +87,11 @@ def lab(tmp_path_factory: pytest.TempPathFactory, provider: ProviderServer) -> I
 
 @pytest.fixture(scope="module")
 def page(lab: LabServer) -> Iterator[Any]:
-    chromium = require_component("chromium")
-    from playwright.sync_api import sync_playwright
-
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    with sync_playwright() as playwright:
-        browser = launch_chromium(playwright, chromium)
-        try:
-            tab = browser.new_page(viewport={"width": 1400, "height": 900})
-            tab.set_default_timeout(WAIT_MS)
-            tab.goto(lab.lab_url("analysis.ipynb"))
-            tab.locator('.jp-SideBar.jp-mod-right .lm-TabBar-tab[data-id="zengine-panel"]').click()
-            tab.wait_for_selector(f'{PANEL}[data-state="connected"][data-subscribed="true"]')
-            yield tab
-        finally:
-            browser.close()
+    with chromium_page(ARTIFACTS, size=(1400, 900), timeout_ms=WAIT_MS) as tab:
+        tab.goto(lab.lab_url("analysis.ipynb"))
+        tab.locator('.jp-SideBar.jp-mod-right .lm-TabBar-tab[data-id="zengine-panel"]').click()
+        tab.wait_for_selector(f'{PANEL}[data-state="connected"][data-subscribed="true"]')
+        yield tab
 
 
 # ---------------------------------------------------------------- helpers

@@ -16,8 +16,7 @@ from typing import Any
 import pytest
 
 from tests.notebooks.recording import IGNORED, LIVE_VARS, NOTEBOOKS
-from zengine_jupyter.testing.components import require_component
-from zengine_jupyter.testing.lab import LabServer, launch_chromium, running_lab
+from zengine_jupyter.testing.lab import LabServer, chromium_page, running_lab
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
@@ -44,19 +43,8 @@ def lab(copy: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator
 
 @pytest.fixture
 def page(lab: LabServer) -> Iterator[Any]:
-    chromium = require_component("chromium")
-    from playwright.sync_api import sync_playwright
-
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    with sync_playwright() as playwright:
-        browser = launch_chromium(playwright, chromium)
-        try:
-            tab = browser.new_page(viewport={"width": 1280, "height": 900})
-            tab.set_default_timeout(WAIT_MS)
-            yield tab
-            tab.screenshot(path=str(ARTIFACTS / "quickstart-last.png"))
-        finally:
-            browser.close()
+    with chromium_page(ARTIFACTS, timeout_ms=WAIT_MS, last="quickstart-last.png") as tab:
+        yield tab
 
 
 def test_quickstart_runs_all_offline_in_the_browser(lab: LabServer, page: Any, copy: Path) -> None:

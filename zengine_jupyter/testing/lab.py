@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from collections.abc import Iterator, Mapping
     from pathlib import Path
 
-__all__ = ["CHROMIUM_ARGS", "LabServer", "launch_chromium", "running_lab"]
+__all__ = ["CHROMIUM_ARGS", "LabServer", "chromium_page", "launch_chromium", "running_lab"]
 
 CHROMIUM_ARGS = (
     "--no-sandbox",
@@ -133,3 +133,33 @@ def launch_chromium(playwright: Any, executable: str) -> Any:
     return playwright.chromium.launch(
         executable_path=executable, headless=True, args=list(CHROMIUM_ARGS)
     )
+
+
+@contextlib.contextmanager
+def chromium_page(
+    artifacts: Path,
+    *,
+    size: tuple[int, int] = (1280, 900),
+    timeout_ms: int = 60_000,
+    last: str | None = None,
+) -> Iterator[Any]:
+    """A page of a fresh headless Debian Chromium (Playwright's sync API), closed afterwards.
+
+    Skips (or, under ``CI=true``, fails) when chromium is missing; ``artifacts`` is created for
+    the test's screenshots; ``last`` names a screenshot of what the page showed at the end."""
+    from playwright.sync_api import sync_playwright
+
+    from zengine_jupyter.testing.components import require_component
+
+    chromium = require_component("chromium")
+    artifacts.mkdir(parents=True, exist_ok=True)
+    with sync_playwright() as playwright:
+        browser = launch_chromium(playwright, chromium)
+        try:
+            page = browser.new_page(viewport={"width": size[0], "height": size[1]})
+            page.set_default_timeout(timeout_ms)
+            yield page
+            if last is not None:
+                page.screenshot(path=str(artifacts / last))
+        finally:
+            browser.close()
