@@ -2,7 +2,8 @@
 speaks, so ``%load_ext zengine`` can show a widget without importing the widget stack.
 
 The frontend sees an ordinary anywidget model (``AnyModel`` / ``AnyView`` of the ``anywidget``
-module, its ESM and CSS read from files): it renders with anywidget's JupyterLab extension.
+module, its ESM given as a string, its CSS read from a file): it renders with anywidget's
+JupyterLab extension.
 The kernel side is a ``jupyter.widget`` comm opened with the ``comm`` package (which ipykernel
 already loaded): the initial state goes in ``comm_open``, trait changes go out as ``update``
 messages, ``request_state`` (a page reload) gets the whole state, and ``custom`` messages reach
@@ -58,7 +59,7 @@ class CommWidget:
     def __init__(
         self,
         *,
-        esm: Path,
+        esm: str,
         css: Path | None,
         state: dict[str, Any],
         loop: asyncio.AbstractEventLoop | None,
@@ -75,7 +76,7 @@ class CommWidget:
             "_view_name": "AnyView",
             "_view_module_version": semver,
             "_view_count": None,
-            "_esm": esm.read_text(encoding="utf-8"),
+            "_esm": esm,
             "_css": css.read_text(encoding="utf-8") if css else "",
             "_anywidget_id": widget_id,
             **state,

@@ -24,6 +24,8 @@ from typing import TYPE_CHECKING, Any
 import anywidget
 import traitlets
 
+from zengine_jupyter.kernel._esm import widget_esm
+
 if TYPE_CHECKING:
     from collections.abc import Awaitable
 
@@ -39,7 +41,7 @@ _WHAT = {"code": (True, False), "conversation": (False, True), "both": (True, Tr
 class RewindWidget(anywidget.AnyWidget):
     """One chat's rewind points and the outcome of the last rewind."""
 
-    _esm = _HERE / "rewind_widget.js"
+    _esm = widget_esm("rewind_widget.js")
     _css = _HERE / "rewind_widget.css"
     session_id = traitlets.Unicode("").tag(sync=True)
     points: traitlets.List[dict[str, Any]] = traitlets.List().tag(sync=True)

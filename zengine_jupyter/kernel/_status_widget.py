@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 from IPython.display import display
 
 from zengine_jupyter.kernel._commwidget import CommWidget
+from zengine_jupyter.kernel._esm import widget_esm
 from zengine_jupyter.kernel._status import KernelStatus, current_status
 
 if TYPE_CHECKING:
@@ -73,7 +74,7 @@ class StatusBoard:
             loop = None
         state = {"v": STATUS_WIRE_VERSION, "info": _info(status), "details": details,
                  "dismissed": str(root) in self.dismissed, "busy": "", "error": error}  # fmt: skip
-        widget = CommWidget(esm=_HERE / "status_widget.js", css=_HERE / "status_widget.css",
+        widget = CommWidget(esm=widget_esm("status_widget.js"), css=_HERE / "status_widget.css",
                             state=state, loop=loop, widget_id=_WIDGET_ID)  # fmt: skip
         widget.handler = functools.partial(self._on_request, widget, root)
         self.widgets.append((root, widget))

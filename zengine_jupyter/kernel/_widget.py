@@ -23,6 +23,8 @@ from typing import TYPE_CHECKING, Any
 import anywidget
 import traitlets
 
+from zengine_jupyter.kernel._esm import widget_esm
+
 if TYPE_CHECKING:
     import asyncio
     from collections.abc import Callable
@@ -40,7 +42,7 @@ _MAX_KEPT = 20_000
 class TurnWidget(anywidget.AnyWidget):
     """One ``%%agent`` turn as the user sees it."""
 
-    _esm = _HERE / "turn_widget.js"
+    _esm = widget_esm("turn_widget.js")
     _css = _HERE / "turn_widget.css"
     prompt = traitlets.Unicode("").tag(sync=True)
     session_id = traitlets.Unicode("").tag(sync=True)

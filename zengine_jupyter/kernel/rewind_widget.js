@@ -1,14 +1,7 @@
 // The %agent /rewind widget (anywidget ESM). Wire: see _rewind_widget.py. Requests carry v,
 // kind and an id, and get one reply with the same id; the lists are also model state.
-const WIRE = 1;
+// The kernel prepends widget_common.js (WIRE, el, requester): see kernel/_esm.py.
 const TIMEOUT_MS = 60000;
-
-function el(tag, cls, text) {
-  const node = document.createElement(tag);
-  if (cls) node.className = cls;
-  if (text !== undefined && text !== null) node.textContent = text;
-  return node;
-}
 
 function short(text, n) {
   const flat = text.split(/\s+/).join(" ").trim();
@@ -18,21 +11,10 @@ function short(text, n) {
 function render({ model, el: root }) {
   const box = el("div", "zengine-rewind");
   root.append(box);
-  const waiting = new Map();
-  let seq = 0;
+  const requests = requester(model, "r", TIMEOUT_MS);
   let pending = false;
 
-  function request(kind, extra) {
-    const id = `r${Date.now().toString(36)}-${seq++}`;
-    model.send({ v: WIRE, kind, id, ...extra });
-    return new Promise((resolve) => {
-      const timer = setTimeout(() => {
-        waiting.delete(id);
-        resolve({ ok: false, error: "the kernel did not answer in time (is it busy?)" });
-      }, TIMEOUT_MS);
-      waiting.set(id, { resolve, timer });
-    });
-  }
+  const { request } = requests;
 
   async function rewind(point, what) {
     pending = true;
@@ -94,15 +76,11 @@ function render({ model, el: root }) {
   }
 
   model.on("msg:custom", (msg) => {
-    if (!msg || msg.v !== WIRE || msg.kind !== "reply" || !waiting.has(msg.id)) return;
-    const { resolve, timer } = waiting.get(msg.id);
-    clearTimeout(timer);
-    waiting.delete(msg.id);
-    resolve(msg);
+    requests.settle(msg);
   });
   for (const name of ["session_id", "points", "result", "busy", "error"]) model.on(`change:${name}`, draw);
   draw();
-  return () => waiting.forEach(({ timer }) => clearTimeout(timer));
+  return () => requests.close();
 }
 
 export default { render };

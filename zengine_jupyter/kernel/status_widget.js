@@ -1,14 +1,7 @@
 // The zengine status widget (anywidget ESM). Wire: see _status_widget.py. Requests carry v,
 // kind and an id, and get one reply with the same id; everything else is model state.
-const WIRE = 1;
+// The kernel prepends widget_common.js (WIRE, el, requester): see kernel/_esm.py.
 const TIMEOUT_MS = 30000;
-
-function el(tag, cls, text) {
-  const node = document.createElement(tag);
-  if (cls) node.className = cls;
-  if (text !== undefined && text !== null) node.textContent = text;
-  return node;
-}
 
 function row(label, value, cls) {
   const node = el("div", `zengine-status-row ${cls || ""}`);
@@ -19,20 +12,9 @@ function row(label, value, cls) {
 function render({ model, el: root }) {
   const box = el("div", "zengine-status");
   root.append(box);
-  const waiting = new Map();
-  let seq = 0;
+  const requests = requester(model, "s", TIMEOUT_MS);
 
-  function request(kind, extra) {
-    const id = `s${Date.now().toString(36)}-${seq++}`;
-    model.send({ v: WIRE, kind, id, ...extra });
-    return new Promise((resolve) => {
-      const timer = setTimeout(() => {
-        waiting.delete(id);
-        resolve({ ok: false, error: "the kernel did not answer in time (is it busy?)" });
-      }, TIMEOUT_MS);
-      waiting.set(id, { resolve, timer });
-    });
-  }
+  const { request } = requests;
 
   function banner(details) {
     const node = el("div", "zengine-trust-banner");
@@ -98,16 +80,12 @@ function render({ model, el: root }) {
   }
 
   model.on("msg:custom", (msg) => {
-    if (!msg || msg.v !== WIRE || msg.kind !== "reply" || !waiting.has(msg.id)) return;
-    const { resolve, timer } = waiting.get(msg.id);
-    clearTimeout(timer);
-    waiting.delete(msg.id);
-    resolve(msg);
+    requests.settle(msg);
   });
   for (const name of ["info", "details", "dismissed", "busy", "error"]) model.on(`change:${name}`, draw);
   draw();
   if (!model.get("details")) request("refresh", {});
-  return () => waiting.forEach(({ timer }) => clearTimeout(timer));
+  return () => requests.close();
 }
 
 export default { render };

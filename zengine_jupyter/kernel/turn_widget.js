@@ -1,14 +1,7 @@
 // The %%agent turn widget (anywidget ESM). Wire: see _widget.py. Every message carries
 // v (WIRE) and kind; requests carry an id and get one reply with the same id.
-const WIRE = 1;
+// The kernel prepends widget_common.js (WIRE, el, requester): see kernel/_esm.py.
 const TIMEOUT_MS = 15000;
-
-function el(tag, cls, text) {
-  const node = document.createElement(tag);
-  if (cls) node.className = cls;
-  if (text !== undefined && text !== null) node.textContent = text;
-  return node;
-}
 
 function escapeHtml(text) {
   return text.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]);
@@ -71,25 +64,14 @@ function render({ model, el: root }) {
   box.append(head, sent, body, foot);
   root.append(box);
 
-  const waiting = new Map(); // request id -> {resolve, timer}
+  const requests = requester(model, "w", TIMEOUT_MS);
   const cards = new Map(); // call id -> card element
   const asks = new Map(); // call id -> approval prompt still waiting for a click
   let text = null; // the markdown block being streamed
   let thinking = null;
   const dirty = new Set();
-  let seq = 0;
 
-  function request(kind, extra) {
-    const id = `w${Date.now().toString(36)}-${seq++}`;
-    model.send({ v: WIRE, kind, id, ...extra });
-    return new Promise((resolve) => {
-      const timer = setTimeout(() => {
-        waiting.delete(id);
-        resolve({ ok: false, error: "the kernel did not answer in time (is it busy?)" });
-      }, TIMEOUT_MS);
-      waiting.set(id, { resolve, timer });
-    });
-  }
+  const { request } = requests;
 
   function line(cls, content) {
     const node = el("div", cls, content);
@@ -284,11 +266,8 @@ function render({ model, el: root }) {
       msg.events.forEach(show);
       dirty.forEach((node) => (node.innerHTML = markdown(node.dataset.src)));
       dirty.clear();
-    } else if (msg.kind === "reply" && waiting.has(msg.id)) {
-      const { resolve, timer } = waiting.get(msg.id);
-      clearTimeout(timer);
-      waiting.delete(msg.id);
-      resolve(msg);
+    } else {
+      requests.settle(msg);
     }
   });
 
@@ -309,7 +288,7 @@ function render({ model, el: root }) {
     if (!reply.ok) line("zengine-error", reply.error);
   };
   request("replay", {});
-  return () => waiting.forEach(({ timer }) => clearTimeout(timer));
+  return () => requests.close();
 }
 
 export default { render };
