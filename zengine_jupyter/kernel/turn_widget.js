@@ -2,6 +2,7 @@
 // v (WIRE) and kind; requests carry an id and get one reply with the same id.
 // The kernel prepends widget_common.js (WIRE, el, requester): see kernel/_esm.py.
 const TIMEOUT_MS = 15000;
+const RENDER_MS = 50;
 
 function escapeHtml(text) {
   return text.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]);
@@ -70,6 +71,14 @@ function render({ model, el: root }) {
   let text = null; // the markdown block being streamed
   let thinking = null;
   const dirty = new Set();
+  let flushTimer = null;
+  // markdown is re-rendered at most every RENDER_MS, however many messages the deltas came in
+  // (re-rendering per message made a long answer cost quadratic time in the browser)
+  const flush = () => {
+    flushTimer = null;
+    dirty.forEach((node) => (node.innerHTML = markdown(node.dataset.src)));
+    dirty.clear();
+  };
 
   const { request } = requests;
 
@@ -264,8 +273,7 @@ function render({ model, el: root }) {
         pill.hidden = true; checkList.replaceChildren(); cost.textContent = ""; footText.textContent = "";
       }
       msg.events.forEach(show);
-      dirty.forEach((node) => (node.innerHTML = markdown(node.dataset.src)));
-      dirty.clear();
+      if (!flushTimer) flushTimer = setTimeout(flush, RENDER_MS);
     } else {
       requests.settle(msg);
     }
@@ -288,7 +296,10 @@ function render({ model, el: root }) {
     if (!reply.ok) line("zengine-error", reply.error);
   };
   request("replay", {});
-  return () => requests.close();
+  return () => {
+    requests.close();
+    clearTimeout(flushTimer);
+  };
 }
 
 export default { render };
