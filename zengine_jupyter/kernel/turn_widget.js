@@ -3,6 +3,7 @@
 // The kernel prepends widget_common.js (WIRE, el, requester): see kernel/_esm.py.
 const TIMEOUT_MS = 15000;
 const RENDER_MS = 50;
+const STREAMING = new Set(["text_streamed", "thinking_streamed"]);
 
 function escapeHtml(text) {
   return text.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]);
@@ -273,7 +274,12 @@ function render({ model, el: root }) {
         pill.hidden = true; checkList.replaceChildren(); cost.textContent = ""; footText.textContent = "";
       }
       msg.events.forEach(show);
-      if (!flushTimer) flushTimer = setTimeout(flush, RENDER_MS);
+      if (msg.events.every((e) => STREAMING.has(e.kind))) {
+        if (!flushTimer) flushTimer = setTimeout(flush, RENDER_MS);
+      } else {
+        clearTimeout(flushTimer); // anything else (a card, a prompt, the end): text first, now
+        flush();
+      }
     } else {
       requests.settle(msg);
     }
