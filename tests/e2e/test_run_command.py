@@ -81,6 +81,12 @@ def test_run_command_serves_the_quickstart(tmp_path: Path) -> None:
         page = httpx.get(f"{base}/lab/tree/notebooks/quickstart.ipynb", headers=headers, timeout=10)
         assert page.status_code == 200
         assert "jupyter-config-data" in page.text
+        # the URL it prints and the server's root both land on the quickstart
+        landing = httpx.get(f"{base}/", headers=headers, timeout=10)
+        assert landing.status_code == 302
+        assert landing.headers["location"].startswith("/lab/tree/notebooks/quickstart.ipynb")
+        printed = (tmp_path / "lab.log").read_text()
+        assert f"127.0.0.1:{port}/lab/tree/notebooks/quickstart.ipynb?token=" in printed
 
         unauthorised = httpx.get(f"{base}/api/contents/notebooks", timeout=10)
         assert unauthorised.status_code == 403
