@@ -177,3 +177,24 @@ def test_trust_during_a_turn_reloads_the_chat_when_the_turn_ends(
         "print([c.session.settings.trusted for c in _c.chats.values()])\n"
     )
     assert reloaded.text.strip() == "[True]"
+
+
+def test_trust_by_command_refreshes_the_status_widgets(
+    kernel: KernelHarness, project: Path, server: ProviderServer, zengine_home: Path
+) -> None:
+    (project / ".z-engine").mkdir()
+    (project / ".z-engine" / "settings.toml").write_text('[permissions]\nallow = ["Bash(ls)"]\n')
+    server.add(Reply(text=("hello",)))
+    _turn(kernel, "%%agent\nhi\n")  # a chat is open
+    shown = kernel.execute("%zengine")
+    assert "trust: not trusted" in shown.text
+    # /trust typed in the notebook takes the same path as the buttons: widgets show it
+    trusted = kernel.execute("%agent --wait /trust")
+    assert trusted.status == "ok", trusted.text
+    assert f"trusted {project.resolve()}" in trusted.text
+    board = _board(kernel)
+    assert board["trusted"] == [True]
+    assert board["states"][-1]["trusted"] is True
+    assert board["states"][-1]["withheld"] == []
+    again = kernel.execute("%agent --wait /trust")
+    assert f"{project.resolve()} is trusted" in again.text

@@ -36,7 +36,7 @@ if TYPE_CHECKING:
     from IPython.core.interactiveshell import InteractiveShell
 
     from zengine_jupyter.engine import Session, TurnOutcome
-    from zengine_jupyter.engine._extension import SessionExtension
+    from zengine_jupyter.engine._extension import CommandResult, SessionExtension
     from zengine_jupyter.kernel._comm import PanelComm
     from zengine_jupyter.kernel._widget import TurnWidget
 
@@ -297,7 +297,17 @@ class KernelController:
                 extensions=(namespace, *self.extensions),
             )
         )
+        session.commands["trust"] = self._trust_command  # one trust path for every view
         return _Chat(session, approvals)
+
+    async def _trust_command(self, session: Session, args: str) -> CommandResult:
+        """``/trust`` in this kernel: :meth:`trust`, as the status widget and panel buttons."""
+        from zengine_jupyter.engine._extension import CommandResult
+
+        if session.settings.trusted and not session.settings.withheld:
+            return CommandResult(f"{session.root} is trusted")
+        await self.trust(session.root)
+        return CommandResult(f"trusted {session.root}; its settings now apply")
 
     def _on_request(self, chat: _Chat, content: dict[str, Any]) -> dict[str, Any] | None:
         """A view's request (on the loop's thread): None when done, else the error to show."""
