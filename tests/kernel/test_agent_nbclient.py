@@ -59,6 +59,8 @@ def test_wait_under_nbclient_denies_by_policy(
     ]
     assert all(o.output_type != "error" for c in nb.cells for o in c.outputs), texts
     assert "I was not allowed to edit it." in texts[1]
+    assert texts[1].startswith("zengine turn: Set RATE to 2"), "the widget's saved text form"
+    assert "object at 0x" not in "".join(texts)
     assert "turn completed" in texts[1]
     assert "denied: denied: this cell ran without a frontend" in texts[1]
     assert "Denied again." in texts[2]

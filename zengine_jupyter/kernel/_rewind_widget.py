@@ -49,6 +49,10 @@ class RewindWidget(anywidget.AnyWidget):
     busy = traitlets.Unicode("loading…").tag(sync=True)
     error = traitlets.Unicode("").tag(sync=True)
 
+    def __repr__(self) -> str:
+        """The plain-text form saved with a notebook's outputs."""
+        return "zengine rewind: `%agent /rewind N [code|conversation|both]` works without clicks"
+
     def __init__(self, loop: asyncio.AbstractEventLoop, session: Awaitable[Session]) -> None:
         super().__init__()
         self._loop = loop

@@ -59,6 +59,12 @@ class TurnWidget(anywidget.AnyWidget):
         """Set by the controller: answers a request on the loop (None: reply ok)."""
         self.on_msg(self._on_msg)
 
+    def __repr__(self) -> str:
+        """The plain-text form saved with a notebook's outputs (nbclient, nbconvert), not the
+        default ``<TurnWidget object at 0x…>``."""
+        first = (self.prompt.strip().splitlines() or [""])[0]
+        return f"zengine turn: {first[:77] + '…' if len(first) > 78 else first}"
+
     # ------------------------------------------------------------ kernel -> view
     def emit(self, events: list[dict[str, Any]]) -> None:
         """Show ``events`` (JSON dicts) in every view, and keep them for later views."""
