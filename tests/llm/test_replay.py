@@ -61,6 +61,20 @@ async def _run(project: Path, prompt: str) -> tuple[str, str, list[object], Sess
     return outcome.status, outcome.text, events, session
 
 
+async def _recorded_then_offline(tmp_path: Path, zengine_home: Path) -> Path:
+    """Record "Set RATE to 2" live from the local server, then leave only the cassette set."""
+    cassette = tmp_path / "chat.jsonl"
+    async with ProviderServer() as server:
+        _script(server)
+        (zengine_home / "settings.toml").write_text(
+            f'[provider]\nkind = "openai"\nbase_url = "{server.base_url}"\n'
+            f'record = "{cassette}"\n[model]\nmain = "gpt-5"\n'
+        )
+        await _run(_project(tmp_path / "a"), "Set RATE to 2")
+    (zengine_home / "settings.toml").write_text(f'[provider]\ncassette = "{cassette}"\n')
+    return cassette
+
+
 async def test_record_then_replay_offline_in_a_copy(tmp_path: Path, zengine_home: Path) -> None:
     cassette = tmp_path / "cassettes" / "chat.jsonl"
     settings = zengine_home / "settings.toml"
@@ -101,15 +115,7 @@ async def test_record_then_replay_offline_in_a_copy(tmp_path: Path, zengine_home
 async def test_a_diverging_request_names_the_cassette_and_the_step(
     tmp_path: Path, zengine_home: Path
 ) -> None:
-    cassette = tmp_path / "chat.jsonl"
-    async with ProviderServer() as server:
-        _script(server)
-        (zengine_home / "settings.toml").write_text(
-            f'[provider]\nkind = "openai"\nbase_url = "{server.base_url}"\n'
-            f'record = "{cassette}"\n[model]\nmain = "gpt-5"\n'
-        )
-        await _run(_project(tmp_path / "a"), "Set RATE to 2")
-    (zengine_home / "settings.toml").write_text(f'[provider]\ncassette = "{cassette}"\n')
+    cassette = await _recorded_then_offline(tmp_path, zengine_home)
     status, _, events, _ = await _run(_project(tmp_path / "b"), "Set RATE to 3 instead")
     assert status == "failed"
     errors = [e for e in events if isinstance(e, EngineError)]
@@ -124,15 +130,7 @@ async def test_a_diverging_request_names_the_cassette_and_the_step(
 async def test_a_denied_call_is_a_divergence_when_the_recording_allowed_it(
     tmp_path: Path, zengine_home: Path
 ) -> None:
-    cassette = tmp_path / "chat.jsonl"
-    async with ProviderServer() as server:
-        _script(server)
-        (zengine_home / "settings.toml").write_text(
-            f'[provider]\nkind = "openai"\nbase_url = "{server.base_url}"\n'
-            f'record = "{cassette}"\n[model]\nmain = "gpt-5"\n'
-        )
-        await _run(_project(tmp_path / "a"), "Set RATE to 2")
-    (zengine_home / "settings.toml").write_text(f'[provider]\ncassette = "{cassette}"\n')
+    await _recorded_then_offline(tmp_path, zengine_home)
     project = _project(tmp_path / "b")
     session = await Session.open(
         SessionOptions(project=project, approvals=FixedApprovals(allow=False))
