@@ -288,7 +288,8 @@ def test_deny_with_a_reason(page: Any, lab: LabServer, provider: ProviderServer)
     prompt.locator(".jp-zengine-deny").wait_for()
     prompt.locator(".jp-zengine-deny-reason").fill("99 is too high")
     prompt.locator(".jp-zengine-deny").click()
-    outcome = prompt.locator(".jp-zengine-approval-outcome")
+    # the reply may settle the prompt ("You denied.") before the event names the reason
+    outcome = prompt.locator(".jp-zengine-approval-outcome", has_text="Denied by you")
     outcome.wait_for()
     assert outcome.inner_text() == "Denied by you: 99 is too high."
     assert prompt.locator("button").count() == 0
