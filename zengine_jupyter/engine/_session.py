@@ -223,7 +223,7 @@ class Session:
         if self.settings.withheld:
             self._startup.append(
                 TrustRequired(session_id=self.id, folder=str(self.root),
-                              withheld=[w.key for w in self.settings.withheld])
+                              withheld=list(dict.fromkeys(w.key for w in self.settings.withheld)))
             )  # fmt: skip
         for issue in self.settings.issues:
             self._startup.append(Notice(session_id=self.id, topic="settings", text=str(issue)))
