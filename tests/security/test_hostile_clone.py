@@ -150,7 +150,7 @@ def _tool_results(home: Path) -> dict[str, str]:
     return out
 
 
-async def test_hostile_clone_runs_nothing_of_the_project(tmp_path: Path, zengine_home: Path) -> None:
+async def test_hostile_clone_runs_nothing(tmp_path: Path, zengine_home: Path) -> None:
     """Attack: a hostile repository (an embedded bare repo with an fsmonitor, an implicit bare
     repo, a planted sub/.git/config, withheld settings with hooks / MCP / LSP / shell, custom
     commands shadowing built-ins, its own node_modules/typescript and a tsserver plugin, fake
