@@ -22,6 +22,7 @@ from zengine_jupyter.integrations.lsp import (
     LspManager,
     LspManagerOptions,
     LspQuery,
+    diagnostics_after_write,
     lsp_query,
 )
 from zengine_jupyter.integrations.lsp._untrusted import guard_untrusted
@@ -179,6 +180,8 @@ async def test_rust_analyzer_refusal_through_the_manager(tmp_path: Path) -> None
         row = next(r for r in manager.status() if r.name == "rust-analyzer")
         assert row.state == "not_started"
         assert "untrusted project" in (row.detail or "")
+        written = await diagnostics_after_write(manager, root / "src" / "main.rs")
+        assert written.outcome == "unavailable"  # not "started": nothing will start
         assert manager.starts("rust-analyzer") == 0
     assert not marker.exists()
 

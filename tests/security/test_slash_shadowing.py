@@ -10,7 +10,11 @@ import pytest
 
 from zengine_jupyter.config import user_config_dir
 from zengine_jupyter.engine import Session, SessionOptions
-from zengine_jupyter.engine._commands import RESERVED_COMMANDS, is_reserved_command
+from zengine_jupyter.engine._commands import (
+    RESERVED_COMMANDS,
+    is_reserved_command,
+    unknown_command,
+)
 from zengine_jupyter.protocol._events import Notice
 from zengine_jupyter.testing import ProviderServer, Reply
 
@@ -112,6 +116,12 @@ async def test_unknown_command_is_answered_not_sent(tmp_path: Path, zengine_home
     assert len(server.requests) == 1
     notices = [e.text for e in [ev async for ev in events] if isinstance(e, Notice)]
     assert any(t.startswith("unknown command /mdoe") for t in notices)
+
+
+def test_unknown_mcp_prompt_points_at_mcp() -> None:
+    text = unknown_command("mcp__srv__review", ["mcp", "help"])
+    assert text.startswith("unknown command /mcp__srv__review")
+    assert "/mcp shows them" in text
 
 
 @pytest.mark.parametrize("name", [*BUILTINS, "mcp__srv__prompt"])

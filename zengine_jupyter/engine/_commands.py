@@ -149,4 +149,6 @@ def unknown_command(name: str, known: Iterable[str]) -> str:
     if not close:  # a prefix ("/mo") is close too
         close = [n for n in names if n.startswith(name.lower())][:3]
     hint = f"; did you mean {' or '.join(f'/{n}' for n in close)}?" if close else ""
+    if name.lower().startswith(_RESERVED_PREFIX):
+        hint += "; an MCP prompt is a command once its server is ready (/mcp shows them)"
     return f"unknown command /{name}{hint} (/help lists the commands; nothing was sent)"

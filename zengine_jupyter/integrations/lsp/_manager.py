@@ -158,14 +158,17 @@ class LspManager:
         return slot.client if slot.client.initialized else None
 
     def server_state(self, path: Path) -> LspServerState | None:
-        """The state of ``path``'s server (``None``: no server serves that file type)."""
+        """The state of ``path``'s server (``None``: no server serves that file type; a server
+        an untrusted project may not start counts as ``failed``: nothing will answer)."""
         route = self.route(path)
         if route is None:
             return None
         slot = self._slots.get(route.spec.name)
+        if slot is None and route.program and not self.options.trusted:
+            slot = self._slot(route)  # no start: only the untrusted-project decision
         if slot is None:
             return "not_started" if route.program else "not_installed"
-        return self._state(slot)
+        return "failed" if slot.refused else self._state(slot)
 
     def start_in_background(self, path: Path) -> None:
         """Start ``path``'s server for later use, if it is installed and not started yet."""
