@@ -22,8 +22,10 @@ from zengine_jupyter.integrations.lsp import (
     LspManager,
     LspManagerOptions,
     LspQuery,
+    LspServerEntry,
     diagnostics_after_write,
     lsp_query,
+    spec_from_entry,
 )
 from zengine_jupyter.integrations.lsp._untrusted import guard_untrusted
 from zengine_jupyter.testing import ProviderServer, Reply, ScriptedToolCall
@@ -239,3 +241,14 @@ def test_typescript_safe_options(tmp_path: Path) -> None:
     assert "no TypeScript" in alone.note
     # servers that run no project code start as usual
     assert guard_untrusted(_SPECS["clangd"], "/usr/bin/clangd", project) is None
+
+
+def test_package_runner_entries_are_not_started(tmp_path: Path) -> None:
+    """Attack: a user's [lsp.servers] entry `npx typescript-language-server --stdio` (or any
+    server through npx / pnpm / yarn) resolves the program from the untrusted project's own
+    node_modules/.bin first."""
+    entry = LspServerEntry("ts-npx", "npx", ("typescript-language-server", "--stdio"), (".ts",))
+    guarded = guard_untrusted(spec_from_entry(entry), "/usr/bin/npx", tmp_path)
+    assert guarded is not None
+    assert guarded.spec is None
+    assert "npx runs programs from the project's own node_modules" in guarded.note

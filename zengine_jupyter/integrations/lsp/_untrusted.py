@@ -18,8 +18,10 @@ in a safe configuration, or not at all.
   started until the folder is trusted.
 
 Servers are recognised by their program's name, so an ``[lsp.servers]`` entry of the
-user's that runs the same program is guarded the same way. Others (basedpyright, pyright,
-gopls, clangd, ...) start as usual.
+user's that runs the same program is guarded the same way. A server started through a
+package runner (``npx``, ``pnpm``, ``yarn``, ``bunx`` ...) is not started: from the project's
+folder the runner prefers the project's own ``node_modules/.bin``. Others (basedpyright,
+pyright, gopls, clangd, ...) start as usual.
 """
 
 from __future__ import annotations
@@ -37,6 +39,8 @@ if TYPE_CHECKING:
 __all__ = ["Guarded", "guard_untrusted", "user_tsserver"]
 
 _TRUST = "trust the folder (/trust) to use it"
+_RUNNERS = frozenset({"npx", "pnpx", "bunx", "npm", "pnpm", "yarn", "bun"})
+"""Package runners: with the project as working folder they prefer its node_modules/.bin."""
 
 
 @dataclass(frozen=True)
@@ -52,7 +56,14 @@ def guard_untrusted(spec: LspServerSpec, program: str, root: Path) -> Guarded | 
     """The safe launch of ``spec`` in the untrusted project ``root``; ``None``: the server
     runs none of the project's code and starts as usual. Touches the file system (a few
     ``stat`` calls)."""
-    guard = _GUARDS.get(Path(spec.command).name) or _GUARDS.get(Path(program).name)
+    runner = Path(spec.command).name
+    if runner in _RUNNERS:
+        return Guarded(
+            None,
+            f"not started: untrusted project, and {runner} runs programs from the project's "
+            f"own node_modules first; {_TRUST}",
+        )
+    guard = _GUARDS.get(runner) or _GUARDS.get(Path(program).name)
     return guard(spec, program, root.resolve()) if guard else None
 
 
