@@ -86,9 +86,9 @@ async def test_extension_hooks_and_commands(tmp_path: Path, zengine_home: Path) 
         assert session.gate.policy.mode == "plan"
         cost = await session.submit("/cost")
         assert cost.text.startswith("cost so far: $")
-        unknown = await session.submit("/nonesuch please")  # not a command: a normal turn
-        assert len(server.requests) == 4
-        assert unknown.status == "failed"  # the script ran out: the server answered an error
+        unknown = await session.submit("/nonesuch please")  # answered here, never sent
+        assert len(server.requests) == 3
+        assert unknown.text.startswith("unknown command /nonesuch")
         await session.aclose()
     assert probe.closed
     notices = [e for e in [ev async for ev in events] if isinstance(e, Notice)]

@@ -93,7 +93,7 @@ def test_slash_command_line_magic_and_kernel_tool(
     (finished,) = [e for e in events if e["kind"] == "tool_call_finished"]
     assert finished["is_error"] is False
     assert finished["output"].splitlines() == [
-        "rows: list length 3",
+        "rows: list length 3 of 3 int",
         "odd: __main__.Odd",
         "missing: not defined",
     ]

@@ -61,7 +61,7 @@ def test_vars_flag_substitutes_and_reports(kernel: KernelHarness, server: Provid
     result, model_id = _run(kernel, cell)
     sent = _last_user_text(server)
     assert sent == (
-        "Compare rates: list length 3 with label: str length 5 = 'north'; "
+        "Compare rates: list length 3 of 3 int with label: str length 5 = 'north'; "
         "keep {missing} and {rates}"
     )
     assert "zengine --vars: " in result.text

@@ -1,12 +1,18 @@
 """Built-in slash commands: /cost, /mode, /model, /effort, /sessions, /trust, /help.
 
-Integrations add theirs (/mcp, /rewind, /checks, /verify, MCP prompts) through
-``session.commands`` when their extension starts.
+Integrations add theirs (/mcp, /rewind, /checks, /verify, /lsp, MCP prompts) through
+``session.commands`` when their extension starts. Every one of those names is reserved
+(:func:`is_reserved_command`): a custom command file may not replace it, from any layer.
+A line ``/name ...`` whose name no command has is answered here (:func:`unknown_command`),
+never sent to the model; a line whose first word is not a command name (``/etc/hosts: ...``,
+a path) is an ordinary prompt (:func:`parse_command_line`).
 """
 
 from __future__ import annotations
 
 import asyncio
+import difflib
+import re
 from dataclasses import replace
 from typing import TYPE_CHECKING, get_args
 
@@ -18,10 +24,19 @@ from zengine_jupyter.protocol._records import ModeChangeRecord, ModelChangeRecor
 from zengine_jupyter.store import SessionStore
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable
+
     from zengine_jupyter.engine._extension import SlashCommand
     from zengine_jupyter.engine._session import Session
 
-__all__ = ["BUILTIN_COMMANDS"]
+__all__ = [
+    "BUILTIN_COMMANDS",
+    "INTEGRATION_COMMANDS",
+    "RESERVED_COMMANDS",
+    "is_reserved_command",
+    "parse_command_line",
+    "unknown_command",
+]
 
 _MODES = ("default", "accept_edits", "plan", "bypass")
 
@@ -101,3 +116,39 @@ BUILTIN_COMMANDS: dict[str, SlashCommand] = {
     "trust": _trust,
     "help": _help,
 }
+
+INTEGRATION_COMMANDS = frozenset({"rewind", "checks", "verify", "mcp", "lsp"})
+"""Commands the built-in extensions register when a chat opens (checkpoints, verification,
+MCP, language servers)."""
+RESERVED_COMMANDS = frozenset(BUILTIN_COMMANDS) | INTEGRATION_COMMANDS
+"""Names no custom command file may take (compared case-insensitively)."""
+_RESERVED_PREFIX = "mcp__"
+"""MCP prompts become ``/mcp__<server>__<prompt>``: that namespace is the servers'."""
+_LINE = re.compile(r"/([A-Za-z0-9][A-Za-z0-9_.:-]*)(?:\s(.*))?\Z", re.DOTALL)
+
+
+def is_reserved_command(name: str) -> bool:
+    """Whether ``name`` belongs to a built-in (or an MCP prompt) and cannot be replaced."""
+    lowered = name.lower()
+    return lowered in RESERVED_COMMANDS or lowered.startswith(_RESERVED_PREFIX)
+
+
+def parse_command_line(text: str) -> tuple[str, str] | None:
+    """``("name", "args")`` for ``/name args``; ``None`` when ``text`` is not a command line
+    (no leading ``/``, or a first word that is no command name, such as a path)."""
+    match = _LINE.match(text)
+    if match is None:
+        return None
+    return match.group(1), match.group(2) or ""
+
+
+def unknown_command(name: str, known: Iterable[str]) -> str:
+    """What ``/name`` answers when no command has that name: the closest names, and /help."""
+    names = sorted(known)
+    close = difflib.get_close_matches(name, names, n=3, cutoff=0.6)
+    if not close:  # a prefix ("/mo") is close too
+        close = [n for n in names if n.startswith(name.lower())][:3]
+    hint = f"; did you mean {' or '.join(f'/{n}' for n in close)}?" if close else ""
+    if name.lower().startswith(_RESERVED_PREFIX):
+        hint += "; an MCP prompt is a command once its server is ready (/mcp shows them)"
+    return f"unknown command /{name}{hint} (/help lists the commands; nothing was sent)"

@@ -10,7 +10,8 @@ the user's config folder). Each file is a prompt template::
 ``$ARGUMENTS`` is what follows the command. ``!`cmd` `` runs ``cmd`` (through the agent's
 shell) and puts its output in the prompt. ``allowed-tools`` are allow rules for that turn only.
 A project that is not trusted gets neither: its allowed-tools are ignored and its ``!`` lines
-are not run (the prompt says so).
+are not run (the prompt says so). A file named like a built-in command is ignored, with a
+notice (``topic="commands"``) naming it.
 """
 
 from __future__ import annotations
@@ -19,7 +20,9 @@ import re
 from typing import TYPE_CHECKING
 
 from zengine_jupyter.config import trusted_grants, user_config_dir
+from zengine_jupyter.engine._commands import is_reserved_command
 from zengine_jupyter.engine._extension import CommandResult, SessionExtension
+from zengine_jupyter.protocol._events import Notice
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -91,7 +94,10 @@ def parse_command_file(path: Path) -> tuple[str, dict[str, str]]:
 
 
 class CustomCommands(SessionExtension):
-    """Registers the user's and the project's command files (the project's win by name)."""
+    """Registers the user's and the project's command files (the project's win over the
+    user's by name). No file replaces a built-in (:func:`is_reserved_command`: /mode,
+    /trust, /rewind, ``/mcp__*`` ...) from any layer, trusted or not: it is ignored with a
+    notice naming it."""
 
     name = "custom-commands"
 
@@ -102,7 +108,14 @@ class CustomCommands(SessionExtension):
                 continue
             for path in sorted(folder.glob("*.md")):
                 name = path.stem
-                if not _NAME.match(name) or (name in session.commands and not project):
+                if not _NAME.match(name):
+                    continue
+                taken = session.commands.get(name)
+                if is_reserved_command(name) or (
+                    taken is not None and not isinstance(taken, CustomCommand)
+                ):
+                    text = f"ignored {path}: /{name} is a built-in command and cannot be replaced"
+                    session.announce(Notice(session_id=session.id, topic="commands", text=text))
                     continue
                 body, meta = parse_command_file(path)
                 session.commands[name] = CustomCommand(name, body, meta, project=project)

@@ -15,7 +15,11 @@ from typing import TYPE_CHECKING, Any
 from zengine_jupyter.config import aload_settings, data_dir
 from zengine_jupyter.engine._bus import EventBus, Subscription
 from zengine_jupyter.engine._calls import CallEnv
-from zengine_jupyter.engine._commands import BUILTIN_COMMANDS
+from zengine_jupyter.engine._commands import (
+    BUILTIN_COMMANDS,
+    parse_command_line,
+    unknown_command,
+)
 from zengine_jupyter.engine._custom_commands import CustomCommands
 from zengine_jupyter.engine._extension import EXTENSIONS
 from zengine_jupyter.engine._journal import Journal
@@ -259,19 +263,26 @@ class Session:
                 f"a turn is already running in chat {self.id}",
                 hint="wait for it to finish, or interrupt it",
             )
-        if text.startswith("/"):
-            name, _, rest = text[1:].partition(" ")
+        if (line := parse_command_line(text)) is not None:
+            name, rest = line
             command = self.commands.get(name)
-            if command is not None:
-                result = await command(self, rest)
-                if result.text:
-                    self.bus.publish(Notice(session_id=self.id, topic=f"/{name}",
-                                            text=result.text))  # fmt: skip
-                if result.prompt is None:
-                    return TurnOutcome("", "completed", text=result.text)
-                text = result.prompt
-                if result.allow:
-                    return await self._with_rules(result.allow, text)
+            if command is None:  # never sent to the model as text
+                answer = unknown_command(name, self.commands)
+                self.bus.publish(Notice(session_id=self.id, topic="commands", text=answer))
+                return TurnOutcome("", "completed", text=answer)
+            result = await command(self, rest)
+            if result.text:
+                self.bus.publish(Notice(session_id=self.id, topic=f"/{name}",
+                                        text=result.text))  # fmt: skip
+            if result.prompt is None:
+                return TurnOutcome("", "completed", text=result.text)
+            text = result.prompt
+            if result.allow:
+                return await self._with_rules(result.allow, text)
+        return await self._turn(text)
+
+    async def _turn(self, text: str) -> TurnOutcome:
+        """The turn itself (``text`` is a prompt: never dispatched as a command again)."""
         async with self._lock:
             await self._hook("user_prompt_submit", text)
             turn_id = new_id()
@@ -317,7 +328,7 @@ class Session:
         for rule in rules:
             self.gate.policy = self.gate.policy.with_rule(rule)
         try:
-            return await self.submit(text)
+            return await self._turn(text)
         finally:
             self.gate.policy = before
 

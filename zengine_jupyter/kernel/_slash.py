@@ -76,6 +76,7 @@ def _mcp_prompts(session: Session) -> tuple[Any, ...]:
 def _custom_on_disk() -> dict[str, Any]:
     """The custom command files a new chat would register (user's, then the project's)."""
     from zengine_jupyter.config import user_config_dir
+    from zengine_jupyter.engine._commands import is_reserved_command
     from zengine_jupyter.engine._custom_commands import CustomCommand, parse_command_file
     from zengine_jupyter.kernel._status import current_status
 
@@ -87,8 +88,8 @@ def _custom_on_disk() -> dict[str, Any]:
         if not folder.is_dir():
             continue
         for path in sorted(folder.glob("*.md")):
-            if path.stem in KNOWN:
-                continue
+            if path.stem in KNOWN or is_reserved_command(path.stem):
+                continue  # a built-in's name: the chat ignores the file (with a notice)
             body, meta = parse_command_file(path)
             found[path.stem] = CustomCommand(path.stem, body, meta, project=project)
     return found

@@ -63,7 +63,7 @@ def substitute(text: str, namespace: Mapping[str, Any]) -> Substitution:
             unknown[name] = None
             return match.group(0)
         replaced[name] = None
-        description = describe_namespace(namespace, [name])
+        description = describe_namespace(namespace, [name], values=True)
         if len(description) > VAR_CAP:
             description = description[:VAR_CAP] + f" ... (cut at {VAR_CAP} characters)"
         return description

@@ -1,6 +1,8 @@
 """Language servers in a chat: one :class:`LspManager`, the LSP tool, errors after writes, /lsp.
 
-Nothing starts when the chat opens. The first LSP question about a file starts its server; a
+Nothing starts when the chat opens. In an untrusted project the manager starts servers that
+would run the project's code in their safe configuration or not at all, and ``/lsp`` says
+which (``integrations/lsp/_untrusted.py``). The first LSP question about a file starts its server; a
 write to a file whose server is not running starts it in the background and, once it is up,
 opens the written files so that the next write is waited on (for at most ``WAIT``).
 """
@@ -57,6 +59,7 @@ class LspExtension(SessionExtension):
         self.search_path = search_path
         self._manager: LspManager | None = None
         self._entries: tuple[LspServerEntry, ...] = ()
+        self._trusted = True
         self._session: Session | None = None
         self._tasks: set[asyncio.Task[None]] = set()
 
@@ -68,7 +71,10 @@ class LspExtension(SessionExtension):
 
     def _new_manager(self, session: Session) -> LspManager:
         self._entries = lsp_entries(session.settings.settings)
-        options = LspManagerOptions(session.root, self._entries, search_path=self.search_path)
+        self._trusted = session.settings.trusted
+        options = LspManagerOptions(
+            session.root, self._entries, search_path=self.search_path, trusted=self._trusted
+        )
         return LspManager(options)
 
     async def start(self, session: Session) -> None:
@@ -112,8 +118,11 @@ class LspExtension(SessionExtension):
         task.add_done_callback(_consume)
 
     async def reload(self, session: Session) -> None:
-        """Trusting the folder may add ``[lsp.servers]``: a new manager, started lazily."""
-        if lsp_entries(session.settings.settings) == self._entries or self._manager is None:
+        """Trusting the folder may add ``[lsp.servers]`` and lifts the untrusted-project
+        launches (safe mode, not started): a new manager, started lazily."""
+        unchanged = (lsp_entries(session.settings.settings) == self._entries
+                     and session.settings.trusted == self._trusted)  # fmt: skip
+        if unchanged or self._manager is None:
             return
         old, self._manager = self._manager, self._new_manager(session)
         await self._stop(old)

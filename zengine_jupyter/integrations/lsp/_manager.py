@@ -3,7 +3,9 @@
 Nothing starts up front: the first question about a file starts the server for its type,
 if the program is installed. A missing program or a failed start is remembered (no retry on
 each call); a server that crashes is restarted in the background at most ``MAX_RESTARTS``
-times, then reported failed.
+times, then reported failed. In an untrusted project, servers known to run the project's
+code start in a safe configuration or not at all (:func:`guard_untrusted`); the slot keeps
+the note ``/lsp`` shows.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from zengine_jupyter.integrations.lsp._client import LspClient
 from zengine_jupyter.integrations.lsp._routing import LspRouter, Route
 from zengine_jupyter.integrations.lsp._spec import BUILTIN_SPECS, LspServerEntry
+from zengine_jupyter.integrations.lsp._untrusted import guard_untrusted
 from zengine_jupyter.protocol import (
     JsonRpcError,
     LspServerStatus,
@@ -26,6 +29,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from zengine_jupyter.integrations.lsp._spec import LspServerSpec
+    from zengine_jupyter.integrations.lsp._untrusted import Guarded
     from zengine_jupyter.protocol import LspServerState
 
 __all__ = ["MAX_RESTARTS", "LspManager", "LspManagerOptions"]
@@ -48,6 +52,9 @@ class LspManagerOptions:
     """Where programs are looked up; default: PATH plus the running Python's folder."""
     init_timeout_s: float = 30.0
     request_timeout_s: float = 30.0
+    trusted: bool = True
+    """False: the project is not trusted, so servers that would run its code start in their
+    safe configuration or not at all."""
 
 
 @dataclass
@@ -61,6 +68,10 @@ class _Slot:
     """Start attempts (first start plus restarts): what "no retry" tests count."""
     detail: str | None = None
     starting: asyncio.Task[LspClient] | None = field(default=None, repr=False)
+    note: str | None = None
+    """How an untrusted project changed its start (safe mode, or not started and why)."""
+    refused: bool = False
+    """Not started at all in this untrusted project."""
 
 
 class LspManager:
@@ -92,7 +103,15 @@ class LspManager:
             if route.program is None:
                 slot.state = "not_installed"
                 slot.detail = f"{route.spec.command} was not found on PATH"
+            elif (guarded := self._guard(route.spec, route.program)) is not None:
+                slot.note = guarded.note
+                slot.refused = guarded.spec is None
+                slot.spec = guarded.spec or slot.spec
         return slot
+
+    def _guard(self, spec: LspServerSpec, program: str) -> Guarded | None:
+        """The untrusted-project launch of ``spec`` (None: trusted, or nothing to change)."""
+        return None if self.options.trusted else guard_untrusted(spec, program, self.root)
 
     # ------------------------------------------------------------------ clients
     async def client_for(self, path: Path) -> LspClient:
@@ -109,6 +128,12 @@ class LspManager:
                 hint="add one under [lsp.servers] with its command and file_types",
             )
         slot = self._slot(route)
+        if slot.refused:
+            raise LspUnavailableError(
+                f"{slot.spec.name} was {slot.note}",
+                server=slot.spec.name,
+                hint="ask the user to trust the folder, or use Read and Grep instead",
+            )
         client = slot.client
         if client is not None and not client.alive:
             self._crashed(slot, client)  # its watcher has not run yet
@@ -133,14 +158,17 @@ class LspManager:
         return slot.client if slot.client.initialized else None
 
     def server_state(self, path: Path) -> LspServerState | None:
-        """The state of ``path``'s server (``None``: no server serves that file type)."""
+        """The state of ``path``'s server (``None``: no server serves that file type; a server
+        an untrusted project may not start counts as ``failed``: nothing will answer)."""
         route = self.route(path)
         if route is None:
             return None
         slot = self._slots.get(route.spec.name)
+        if slot is None and route.program and not self.options.trusted:
+            slot = self._slot(route)  # no start: only the untrusted-project decision
         if slot is None:
             return "not_started" if route.program else "not_installed"
-        return self._state(slot)
+        return "failed" if slot.refused else self._state(slot)
 
     def start_in_background(self, path: Path) -> None:
         """Start ``path``'s server for later use, if it is installed and not started yet."""
@@ -148,7 +176,7 @@ class LspManager:
         if route is None or self._closed:
             return
         slot = self._slot(route)
-        if slot.state == "not_started" and slot.starting is None:
+        if slot.state == "not_started" and slot.starting is None and not slot.refused:
             self._begin_start(slot)
 
     def _begin_start(self, slot: _Slot) -> None:
@@ -250,13 +278,16 @@ class LspManager:
         for spec in self.router.specs:
             slot = self._slots.get(spec.name)
             if slot is None:
-                installed = self.router.locate(spec) is not None
-                state: LspServerState = "not_started" if installed else "not_installed"
+                program = self.router.locate(spec)
+                state: LspServerState = "not_started" if program else "not_installed"
                 slot = _Slot(spec, state=state)
+                if program and (guarded := self._guard(spec, program)) is not None:
+                    slot.note = guarded.note
             client = slot.client
             detail = slot.detail
             if client is not None and client.busy:
                 detail = ", ".join(client.progress.titles)
+            detail = "; ".join(d for d in (detail, slot.note) if d) or None
             rows.append(
                 LspServerStatus(
                     name=spec.name,
