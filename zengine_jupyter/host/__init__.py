@@ -43,7 +43,7 @@ from zengine_jupyter.host._process import (
     open_process,
     run,
 )
-from zengine_jupyter.host._safe_fs import Directories, describe_os_error
+from zengine_jupyter.host._safe_fs import Directories, WriteOptions, describe_os_error
 
 __all__ = [
     "ALWAYS_SKIPPED",
@@ -61,6 +61,7 @@ __all__ = [
     "IgnoreRules",
     "ResolvedPath",
     "RunOptions",
+    "WriteOptions",
     "check_path_text",
     "child_environment",
     "compile_gitignore",

@@ -22,6 +22,7 @@ import errno
 import os
 import secrets
 import stat
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from zengine_jupyter.host._paths import display_path
@@ -31,12 +32,36 @@ if TYPE_CHECKING:
     from pathlib import Path
     from types import TracebackType
 
-__all__ = ["Directories", "describe_os_error"]
+__all__ = ["Directories", "WriteOptions", "describe_os_error"]
 
 _DIR_FLAGS = getattr(os, "O_PATH", os.O_RDONLY) | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 _READ_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
 _CREATE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
 _RETRIES = 3
+
+
+@dataclass(frozen=True)
+class WriteOptions:
+    """How :meth:`Directories.write_bytes` writes."""
+
+    mode: int | None = None
+    """Permission bits to set; None keeps an existing file's (see ``executable``)."""
+    new_mode: int = 0o666
+    """A new file's mode before the umask (``0o777`` for an executable)."""
+    executable: bool | None = None
+    """Restore: set (True) or clear (False) the exec bits of an existing file's mode."""
+    sync: bool = True
+    create_parents: bool = False
+    restoring: bool = False
+    """Restore (as ``git checkout``): a symlink on the way becomes a real folder, a symlink
+    at the name is replaced; otherwise either refuses the write."""
+
+    def adjust(self, mode: int) -> int:
+        if self.executable is None:
+            return mode
+        if self.executable:
+            return mode | ((mode & 0o444) >> 2)
+        return mode & ~0o111
 
 
 class Directories:
@@ -152,25 +177,31 @@ class Directories:
             return handle.read(), info
 
     def write_bytes(
-        self, path: Path, data: bytes, *, mode: int | None = None, sync: bool = True,
-        create_parents: bool = False,
-    ) -> os.stat_result:  # fmt: skip
-        """Replace ``path`` with ``data`` in one step (temp file, then rename). ``mode``:
-        the permission bits to set; None keeps an existing file's, and a new file gets
-        ``0o666`` under the umask. Returns the new file's ``lstat``."""
+        self, path: Path, data: bytes, options: WriteOptions | None = None
+    ) -> os.stat_result:
+        """Replace ``path`` with ``data`` in one step (temp file, then rename), as
+        ``options`` say. Returns the new file's ``lstat``."""
+        opts = options or WriteOptions()
         shown = self.shown(path)
-        parent = self.folder(path.parent, create=create_parents)
+        parent = self.folder(
+            path.parent, create=opts.create_parents, replace_symlinks=opts.restoring
+        )
         current = _lstat(parent, path.name)
+        mode = opts.mode
         if current is not None:
             if stat.S_ISDIR(current.st_mode):
                 raise PathError(f"{shown} is a folder")
             if stat.S_ISLNK(current.st_mode):
-                raise PathError(f"path changed while in use: {shown} is now a symlink; not written")
-            if mode is None:
-                mode = stat.S_IMODE(current.st_mode)
+                if not opts.restoring:
+                    raise PathError(
+                        f"path changed while in use: {shown} is now a symlink; not written"
+                    )
+            elif mode is None:
+                mode = opts.adjust(stat.S_IMODE(current.st_mode))
         tmp = f".zengine-{secrets.token_hex(6)}.tmp"
+        new_mode = 0o600 if mode is not None else opts.new_mode
         try:
-            fd = os.open(tmp, _CREATE_FLAGS, 0o600 if mode is not None else 0o666, dir_fd=parent)
+            fd = os.open(tmp, _CREATE_FLAGS, new_mode, dir_fd=parent)
         except OSError as exc:
             raise describe_os_error(exc, shown) from None
         try:
@@ -180,7 +211,7 @@ class Directories:
                     view = view[os.write(fd, view) :]
                 if mode is not None:
                     os.fchmod(fd, mode)
-                if sync:
+                if opts.sync:
                     os.fsync(fd)
             finally:
                 os.close(fd)
