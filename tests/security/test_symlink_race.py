@@ -8,9 +8,11 @@ import time
 from pathlib import Path
 from typing import Any
 
+from zengine_jupyter.engine import FixedApprovals, Session, SessionOptions
 from zengine_jupyter.engine.tools import ReadTracker, ShellRunner, Tool, ToolContext, WriteTool
 from zengine_jupyter.policy import CallView, PermissionGate, PermissionPolicy
 from zengine_jupyter.protocol import ToolError
+from zengine_jupyter.testing import ProviderServer, Reply, ScriptedToolCall
 
 ROUNDS = 250
 
@@ -83,3 +85,49 @@ async def test_write_through_a_flipping_symlink_never_lands_outside(tmp_path: Pa
     assert outcomes.get("written", 0) > 0, outcomes  # the race was really run
     assert sum(outcomes.values()) == ROUNDS
     assert elapsed < 20
+
+
+async def test_a_session_in_accept_edits_never_writes_through_the_flipping_symlink(
+    tmp_path: Path, zengine_home: Path
+) -> None:
+    """Attack (the same, end to end): a model's turn makes 200 Write calls to ``d/pwnN.txt``
+    in a real Session in accept_edits mode while a background process flips ``d`` between a
+    project folder and an outside one; every ask is answered "no". The turn completes, each
+    call writes inside or is an error result, and 0 files appear outside. (End-to-end
+    companion of the test above, which is the one that reproduces on main: through a Session
+    the race did not land a file outside in our runs of main.)"""
+    root = tmp_path / "project"
+    (root / "real").mkdir(parents=True)
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    link = root / "d"
+    link.symlink_to(root / "real")
+    calls = tuple(
+        ScriptedToolCall("Write", {"path": f"d/pwn{n}.txt", "content": "x"}) for n in range(200)
+    )
+    async with ProviderServer() as server:
+        (zengine_home / "settings.toml").write_text(
+            f'[provider]\nkind = "anthropic"\nbase_url = "{server.base_url}"\n'
+            '[model]\nmain = "claude-sonnet-4-6"\n'
+        )
+        server.add(Reply(tool_calls=calls), Reply(text=("done",)))
+        session = await Session.open(
+            SessionOptions(project=root, approvals=FixedApprovals(False), mode="accept_edits")
+        )
+        flipper = subprocess.Popen(
+            [sys.executable, "-c", FLIPPER, str(link), str(root / "real"), str(outside)]
+        )
+        try:
+            outcome = await session.submit("write them")
+        finally:
+            flipper.kill()
+            flipper.wait()
+            await session.aclose()
+    assert outcome.status == "completed", outcome.reason
+    results = server.requests[-1].json["messages"][-1]["content"]
+    errors = sum(1 for r in results if r.get("is_error"))
+    written = len(list((root / "real").glob("pwn*.txt")))
+    print(f"session: 200 Writes, {written} written inside, {errors} error results")
+    assert sorted(p.name for p in outside.iterdir()) == []
+    assert written + errors == 200
+    assert written > 0
