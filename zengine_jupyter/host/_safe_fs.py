@@ -22,6 +22,7 @@ import errno
 import os
 import secrets
 import stat
+from collections import OrderedDict
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -38,6 +39,8 @@ _DIR_FLAGS = getattr(os, "O_PATH", os.O_RDONLY) | os.O_DIRECTORY | os.O_NOFOLLOW
 _READ_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
 _CREATE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
 _RETRIES = 3
+_CACHED_FOLDERS = 64
+"""Folder descriptors a :class:`Directories` keeps open (least recently used closed)."""
 
 
 @dataclass(frozen=True)
@@ -73,7 +76,7 @@ class Directories:
 
     def __init__(self, root: Path | None = None) -> None:
         self.root = root
-        self._fds: dict[Path, int] = {}
+        self._fds: OrderedDict[Path, int] = OrderedDict()
 
     def __enter__(self) -> Directories:
         return self
@@ -84,7 +87,7 @@ class Directories:
         self.close()
 
     def close(self) -> None:
-        fds, self._fds = self._fds, {}
+        fds, self._fds = self._fds, OrderedDict()
         for fd in fds.values():
             with contextlib.suppress(OSError):
                 os.close(fd)
@@ -101,6 +104,7 @@ class Directories:
             raise PathError(f"{path} is not an absolute path")
         fd = self._fds.get(path)
         if fd is not None:
+            self._fds.move_to_end(path)
             return fd
         if path == path.parent:
             fd = os.open("/", _DIR_FLAGS)
@@ -108,6 +112,9 @@ class Directories:
             parent = self.folder(path.parent, create=create, replace_symlinks=replace_symlinks)
             fd = self._open_child(parent, path, create=create, replace_symlinks=replace_symlinks)
         self._fds[path] = fd
+        if len(self._fds) > _CACHED_FOLDERS:  # a walk over many folders: keep the recent ones
+            _, old = self._fds.popitem(last=False)
+            os.close(old)
         return fd
 
     def _open_child(self, parent: int, path: Path, *, create: bool, replace_symlinks: bool) -> int:
