@@ -77,10 +77,20 @@ def test_status_records_are_classified(tmp_path: Path) -> None:
 
 
 def test_diff_tree_output_is_split_by_status() -> None:
-    diff = parse_diff_tree(b"M\0a.py\0A\0back.py\0D\0new.py\0T\0link\0")
+    # raw format (restore writes the blobs itself, so it needs each target's mode and id)
+    a, b, z = "a" * 40, "b" * 40, "0" * 40
+    raw = (
+        f":100644 100755 {a} {b} M\0a.py\0:000000 100644 {z} {b} A\0back.py\0"
+        f":100644 000000 {a} {z} D\0new.py\0:100644 120000 {a} {b} T\0link\0"
+    )
+    diff = parse_diff_tree(raw.encode())
     assert diff.changed == ["a.py", "link"]
     assert diff.missing == ["back.py"]
     assert diff.delete == ["new.py"]
+    assert diff.blobs["a.py"].executable
+    assert diff.blobs["link"].symlink
+    assert diff.blobs["back.py"].oid == b
+    assert "new.py" not in diff.blobs
 
 
 def test_index_count_reads_the_header(tmp_path: Path) -> None:

@@ -1,5 +1,6 @@
 """What touches the operating system: child processes, installed programs, fingerprints,
-ignore rules, hooks (never sandboxed); the sandbox and checkpoints are subpackages."""
+ignore rules, hooks (never sandboxed), the one path resolver and the no-follow file IO;
+the sandbox and checkpoints are subpackages."""
 
 from zengine_jupyter.host._components import (
     COMPONENTS,
@@ -28,6 +29,12 @@ from zengine_jupyter.host._ignore import (
     IgnoreRules,
     compile_gitignore,
 )
+from zengine_jupyter.host._paths import (
+    ResolvedPath,
+    check_path_text,
+    display_path,
+    resolve_path,
+)
 from zengine_jupyter.host._process import (
     SAFE_ENV_NAMES,
     CompletedRun,
@@ -36,6 +43,7 @@ from zengine_jupyter.host._process import (
     open_process,
     run,
 )
+from zengine_jupyter.host._safe_fs import Directories, WriteOptions, describe_os_error
 
 __all__ = [
     "ALWAYS_SKIPPED",
@@ -44,15 +52,21 @@ __all__ = [
     "SAFE_ENV_NAMES",
     "CompletedRun",
     "ComponentSpec",
+    "Directories",
     "Fingerprint",
     "FolderMatcher",
     "HookOutcome",
     "HookRun",
     "IgnoreFile",
     "IgnoreRules",
+    "ResolvedPath",
     "RunOptions",
+    "WriteOptions",
+    "check_path_text",
     "child_environment",
     "compile_gitignore",
+    "describe_os_error",
+    "display_path",
     "fingerprint_tree",
     "fingerprinted_files",
     "hook_argv",
@@ -60,6 +74,7 @@ __all__ = [
     "open_process",
     "probe_component",
     "probe_components",
+    "resolve_path",
     "run",
     "run_hooks",
     "workspace_fingerprint",

@@ -19,6 +19,8 @@ The tree (later parts add their branches here, and only here)::
     │   ├── McpConnectionError    could not start or connect, or dropped and the reconnect failed
     │   └── McpRequestError       it answered a request with an error, or not within the deadline
     ├── ToolError                 a tool call cannot be done as asked; the message goes to the model
+    │   └── PathError             a path cannot be used (NUL, too long, a file on the way,
+    │                             changed to a symlink mid-write); also a ValueError
     ├── StoreError                a chat's folder or log cannot be used
     │   ├── SessionNotFoundError  no chat has that id
     │   └── SessionLockedError    another process is writing that chat
@@ -64,6 +66,7 @@ __all__ = [
     "McpRequestError",
     "McpServerError",
     "NotAvailableError",
+    "PathError",
     "ProcessError",
     "ProcessTimeoutError",
     "ProviderConnectionError",
@@ -247,6 +250,15 @@ class ToolError(ZengineError):
 
     Its message is returned to the model as the tool's error result, so it says what the
     model should do instead (for example: read the file again).
+    """
+
+
+class PathError(ToolError, ValueError):
+    """A path cannot be used as given: a NUL or unencodable character, a name over the
+    filesystem's limit, a file where a folder must be, or a folder that became a symlink
+    after the gate decided (the write is refused, never redirected).
+
+    Also a ``ValueError``, so code that treats bad values generically still catches it.
     """
 
 

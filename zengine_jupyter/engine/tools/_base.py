@@ -3,20 +3,22 @@
 from __future__ import annotations
 
 import asyncio
+import os
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar, Generic, Literal, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Generic, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import AfterValidator, BaseModel, ConfigDict, PrivateAttr, ValidationError
 
+from zengine_jupyter.host._paths import ResolvedPath, check_path_text, display_path, resolve_path
 from zengine_jupyter.protocol._errors import ToolError
 
 if TYPE_CHECKING:
     from zengine_jupyter.engine.tools._files import ReadTracker
     from zengine_jupyter.engine.tools._shells import ShellRunner
 
-__all__ = ["Tool", "ToolContext", "ToolInput", "ToolKind", "ToolOutput"]
+__all__ = ["PathText", "Tool", "ToolContext", "ToolInput", "ToolKind", "ToolOutput"]
 
 ToolKind = Literal["read", "edit", "execute", "other"]
 """How the permission gate sees a tool: reading tools run by default, edits and commands ask."""
@@ -25,10 +27,25 @@ INLINE_LIMIT = 30_000
 """Characters of output a tool returns inline; the rest goes to an artifact."""
 
 
+PathText = Annotated[str, AfterValidator(check_path_text)]
+"""A path argument: text that cannot name a file (NUL, unencodable, a name over 255 bytes)
+is an argument error, refused before the gate sees the call."""
+
+
 class ToolInput(BaseModel):
     """Base of every tool's arguments: unknown keys are an error the model can read."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
+    _resolved: dict[str, ResolvedPath] = PrivateAttr(default_factory=dict)
+    """This call's paths, resolved once: what ``Tool.paths`` showed the gate is what ``run``
+    touches (see :meth:`ToolContext.target`)."""
+
+    def resolved(self, raw: str, root: Path) -> ResolvedPath:
+        """``raw`` resolved against ``root``, the first time for this call; then the same."""
+        hit = self._resolved.get(raw)
+        if hit is None or hit.root != Path(os.path.realpath(root)):
+            hit = self._resolved[raw] = resolve_path(raw, root)
+        return hit
 
 
 @dataclass(frozen=True)
@@ -59,24 +76,19 @@ class ToolContext:
     extra: dict[str, Any] = field(default_factory=dict)
 
     def resolve(self, raw: str) -> Path:
-        """A path the model gave: relative to the project root, ``~`` expanded, normalised."""
-        path = Path(raw).expanduser()
-        if not path.is_absolute():
-            path = self.root / path
-        return Path(_normpath(path))
+        """A path the model gave, through the one resolver (``host._paths.resolve_path``):
+        relative to the project root, ``~`` expanded, every symlink resolved. Raises
+        :class:`~zengine_jupyter.protocol.PathError` for text that cannot be a path."""
+        return resolve_path(raw, self.root).path
+
+    def target(self, args: ToolInput, raw: str) -> ResolvedPath:
+        """The path ``raw`` of this call, resolved once: call it from ``Tool.paths`` (for the
+        gate) and again from ``run`` (for the IO) and both get the same file."""
+        return args.resolved(raw, self.root)
 
     def display(self, path: Path) -> str:
         """``path`` as the model should see it: relative inside the project."""
-        try:
-            return path.relative_to(self.root).as_posix()
-        except ValueError:
-            return str(path)
-
-
-def _normpath(path: Path) -> str:
-    import os.path
-
-    return os.path.normpath(path)
+        return display_path(path, self.root)
 
 
 InputT = TypeVar("InputT", bound=ToolInput)

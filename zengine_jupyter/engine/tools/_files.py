@@ -1,23 +1,50 @@
-"""Read, Write and Edit: the file tools, and the record of what the model has read."""
+"""Read, Write and Edit: the file tools, and the record of what the model has read.
+
+Each resolves its path once through the one resolver (``ctx.target``: what the gate saw is
+what is touched) and does its IO through ``host._safe_fs.Directories``: no symlink is
+followed on the way, a new file gets the umask's mode, an existing one keeps its own.
+"""
 
 from __future__ import annotations
 
 import difflib
 import os
-import tempfile
+import stat
 from dataclasses import dataclass
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pydantic import Field
 
-from zengine_jupyter.engine.tools._base import Tool, ToolContext, ToolInput, ToolOutput, in_thread
+from zengine_jupyter.engine.tools._base import (
+    PathText,
+    Tool,
+    ToolContext,
+    ToolInput,
+    ToolOutput,
+    in_thread,
+)
+from zengine_jupyter.engine.tools._lines import DEFAULT_LINES, MAX_LINE_CHARS, numbered_lines
 from zengine_jupyter.engine.tools._notebook_view import render_notebook
+from zengine_jupyter.host._safe_fs import Directories
 from zengine_jupyter.protocol._errors import ToolError
 
-__all__ = ["EditTool", "FileStamp", "ReadTool", "ReadTracker", "WriteTool"]
+if TYPE_CHECKING:
+    from pathlib import Path
 
-MAX_LINE_CHARS = 2000
-DEFAULT_LINES = 2000
+    from zengine_jupyter.host._paths import ResolvedPath
+
+__all__ = [
+    "MAX_LINE_CHARS",
+    "EditTool",
+    "FileStamp",
+    "ReadTool",
+    "ReadTracker",
+    "WriteTool",
+    "encode_text",
+    "read_text",
+    "unified_diff",
+]
+
 _BINARY_PROBE = 8192
 
 
@@ -31,7 +58,10 @@ class FileStamp:
 
     @classmethod
     def of(cls, path: Path) -> FileStamp:
-        info = path.stat()
+        return cls.of_stat(path.stat())
+
+    @classmethod
+    def of_stat(cls, info: os.stat_result) -> FileStamp:
         return cls(info.st_mtime_ns, info.st_ctime_ns, info.st_size)
 
 
@@ -42,17 +72,23 @@ class ReadTracker:
     def __init__(self) -> None:
         self._seen: dict[Path, FileStamp] = {}
 
-    def record(self, path: Path) -> None:
-        self._seen[path] = FileStamp.of(path)
+    def record(self, path: Path, stamp: FileStamp | None = None) -> None:
+        self._seen[path] = stamp or FileStamp.of(path)
 
     def forget(self) -> None:
         self._seen.clear()
 
-    def require_fresh(self, path: Path, shown: str) -> None:
+    def require_fresh(self, path: Path, shown: str, current: os.stat_result | None = None) -> None:
+        """``current``: the file's stat as the caller found it (else it is stat'ed here)."""
         seen = self._seen.get(path)
         if seen is None:
             raise ToolError(f"{shown} has not been read in this conversation: Read it first")
-        if FileStamp.of(path) != seen:
+        if current is None:
+            try:
+                current = path.stat()
+            except FileNotFoundError:
+                raise ToolError(f"{shown} no longer exists") from None
+        if FileStamp.of_stat(current) != seen:
             raise ToolError(
                 f"{shown} changed on disk since you read it: Read it again before editing"
             )
@@ -60,7 +96,7 @@ class ReadTracker:
 
 # ---------------------------------------------------------------------- Read
 class ReadInput(ToolInput):
-    path: str = Field(description="File to read, relative to the project or absolute.")
+    path: PathText = Field(description="File to read, relative to the project or absolute.")
     offset: int = Field(1, ge=1, description="First line to show (1-based).")
     limit: int = Field(DEFAULT_LINES, ge=1, le=20_000, description="How many lines at most.")
 
@@ -75,62 +111,35 @@ class ReadTool(Tool[ReadInput]):
     Input = ReadInput
 
     def paths(self, args: ReadInput, ctx: ToolContext) -> list[Path]:
-        return [ctx.resolve(args.path)]
+        return [ctx.target(args, args.path).path]
 
     async def run(self, args: ReadInput, ctx: ToolContext) -> ToolOutput:
-        path = ctx.resolve(args.path)
-        text: str = await in_thread(_read_lines, path, ctx.display(path), args.offset, args.limit)
-        ctx.reads.record(path)
+        target = ctx.target(args, args.path)
+        text, stamp = await in_thread(_read, target, args.offset, args.limit)
+        ctx.reads.record(target.path, stamp)
         return ToolOutput(text)
 
 
-def _read_lines(path: Path, shown: str, offset: int, limit: int) -> str:
-    _check_readable(path, shown)
-    if path.suffix == ".ipynb":
-        return render_notebook(path)
-    out: list[str] = []
-    total = 0
-    more = False
-    with path.open("rb") as handle:
+def _read(target: ResolvedPath, offset: int, limit: int) -> tuple[str, FileStamp]:
+    shown = target.shown
+    with Directories(target.root) as dirs:
+        fd, info = dirs.open_regular(target.path)
+    with os.fdopen(fd, "rb") as handle:
+        stamp = FileStamp.of_stat(info)
+        if target.path.suffix == ".ipynb":
+            return render_notebook(_decode(handle.read(), shown), target.path.name), stamp
         if b"\0" in handle.read(_BINARY_PROBE):
             raise ToolError(
-                f"{shown} is a binary file ({path.stat().st_size:,} bytes): "
+                f"{shown} is a binary file ({info.st_size:,} bytes): "
                 "inspect it with Bash (file, xxd, python) instead"
             )
         handle.seek(0)
-        for number, raw in enumerate(handle, start=1):
-            total = number
-            if number < offset:
-                continue
-            if number >= offset + limit:
-                more = True  # stop here: a huge file is never read to its end
-                break
-            line = raw.decode("utf-8", "replace").rstrip("\r\n")
-            if len(line) > MAX_LINE_CHARS:
-                line = line[:MAX_LINE_CHARS] + f" [... {len(line) - MAX_LINE_CHARS} more chars]"
-            out.append(f"{number:>6}\t{line}")
-    if total == 0:
-        return f"({shown} is empty)"
-    if offset > total:
-        raise ToolError(f"{shown} has {total} lines; offset {offset} is past the end")
-    last = min(total, offset + limit - 1)
-    if more:
-        out.append(f"[lines {offset}-{last} shown; the file goes on: use offset={last + 1}]")
-    elif offset > 1:
-        out.append(f"[lines {offset}-{last} of {total}]")
-    return "\n".join(out)
-
-
-def _check_readable(path: Path, shown: str) -> None:
-    if path.is_dir():
-        raise ToolError(f"{shown} is a folder: list it with Glob or Bash ls")
-    if not path.exists():
-        raise ToolError(f"{shown} does not exist")
+        return numbered_lines(handle, shown, offset, limit), stamp
 
 
 # ---------------------------------------------------------------------- Write
 class WriteInput(ToolInput):
-    path: str = Field(description="File to create or overwrite.")
+    path: PathText = Field(description="File to create or overwrite.")
     content: str = Field(description="The whole new content.")
 
 
@@ -144,31 +153,41 @@ class WriteTool(Tool[WriteInput]):
     Input = WriteInput
 
     def paths(self, args: WriteInput, ctx: ToolContext) -> list[Path]:
-        return [ctx.resolve(args.path)]
+        return [ctx.target(args, args.path).path]
 
     async def run(self, args: WriteInput, ctx: ToolContext) -> ToolOutput:
-        path = ctx.resolve(args.path)
-        shown = ctx.display(path)
-        if path.is_dir():
-            raise ToolError(f"{shown} is a folder")
-        before = ""
-        if path.exists():
-            ctx.reads.require_fresh(path, shown)
-            before = await in_thread(_read_text, path, shown)
-        await in_thread(write_atomic, path, args.content)
-        ctx.reads.record(path)
-        verb = "Updated" if before else "Created"
+        target = ctx.target(args, args.path)
+        data = encode_text(args.content)
+        before, stamp = await in_thread(_write, target, data, ctx.reads)
+        ctx.reads.record(target.path, stamp)
+        verb = "Updated" if before is not None else "Created"
         lines = args.content.count("\n") + (0 if args.content.endswith("\n") else 1)
         return ToolOutput(
-            f"{verb} {shown} ({lines} lines)",
-            changed_paths=(path,),
-            diff=unified_diff(shown, before, args.content),
+            f"{verb} {target.shown} ({lines} lines)",
+            changed_paths=(target.path,),
+            diff=unified_diff(target.shown, before or "", args.content),
         )
+
+
+def _write(target: ResolvedPath, data: bytes, reads: ReadTracker) -> tuple[str | None, FileStamp]:
+    """Write ``data``; the old text (None for a new file) and the new file's stamp."""
+    shown = target.shown
+    with Directories(target.root) as dirs:
+        dirs.folder(target.path.parent, create=True)
+        current = dirs.lstat(target.path)
+        before = None
+        if current is not None:
+            if stat.S_ISDIR(current.st_mode):
+                raise ToolError(f"{shown} is a folder")
+            reads.require_fresh(target.path, shown, current)
+            before = read_text(dirs, target)
+        written = dirs.write_bytes(target.path, data)
+    return before, FileStamp.of_stat(written)
 
 
 # ---------------------------------------------------------------------- Edit
 class EditInput(ToolInput):
-    path: str = Field(description="File to edit (Read it first).")
+    path: PathText = Field(description="File to edit (Read it first).")
     old_string: str = Field(min_length=1, description="Exact text to replace, unique in the file.")
     new_string: str = Field(description="Replacement text.")
     replace_all: bool = Field(False, description="Replace every occurrence instead of one.")
@@ -184,19 +203,33 @@ class EditTool(Tool[EditInput]):
     Input = EditInput
 
     def paths(self, args: EditInput, ctx: ToolContext) -> list[Path]:
-        return [ctx.resolve(args.path)]
+        return [ctx.target(args, args.path).path]
 
     async def run(self, args: EditInput, ctx: ToolContext) -> ToolOutput:
-        path = ctx.resolve(args.path)
-        shown = ctx.display(path)
-        _check_readable(path, shown)
-        ctx.reads.require_fresh(path, shown)
+        target = ctx.target(args, args.path)
+        before, after, count, stamp = await in_thread(_edit, target, args, ctx.reads)
+        ctx.reads.record(target.path, stamp)
+        shown = target.shown
+        first_line = before[: before.index(_matching(before, args)[0])].count("\n") + 1
+        noun = f"{count} occurrences" if args.replace_all and count > 1 else "1 occurrence"
+        return ToolOutput(
+            f"Edited {shown}: replaced {noun} (from line {first_line})",
+            changed_paths=(target.path,),
+            diff=unified_diff(shown, before, after),
+        )
+
+
+def _edit(
+    target: ResolvedPath, args: EditInput, reads: ReadTracker
+) -> tuple[str, str, int, FileStamp]:
+    shown = target.shown
+    with Directories(target.root) as dirs:
+        current = existing_file(dirs, target)
+        reads.require_fresh(target.path, shown, current)
         if args.old_string == args.new_string:
             raise ToolError("old_string and new_string are the same: nothing to change")
-        before: str = await in_thread(_read_text, path, shown)
-        old, new = args.old_string, args.new_string
-        if old not in before and "\r\n" in before:
-            old, new = old.replace("\n", "\r\n"), new.replace("\n", "\r\n")
+        before = read_text(dirs, target)
+        old, new = _matching(before, args)
         count = before.count(old)
         if count == 0:
             raise ToolError(
@@ -209,19 +242,38 @@ class EditTool(Tool[EditInput]):
                 "to make it unique, or set replace_all"
             )
         after = before.replace(old, new) if args.replace_all else before.replace(old, new, 1)
-        await in_thread(write_atomic, path, after)
-        ctx.reads.record(path)
-        first_line = before[: before.index(old)].count("\n") + 1
-        noun = f"{count} occurrences" if args.replace_all and count > 1 else "1 occurrence"
-        return ToolOutput(
-            f"Edited {shown}: replaced {noun} (from line {first_line})",
-            changed_paths=(path,),
-            diff=unified_diff(shown, before, after),
-        )
+        written = dirs.write_bytes(target.path, encode_text(after))
+    return before, after, count, FileStamp.of_stat(written)
 
 
-def _read_text(path: Path, shown: str) -> str:
-    data = path.read_bytes()
+def _matching(before: str, args: EditInput) -> tuple[str, str]:
+    """old and new strings, with CRLF line ends when the file uses them and old needs it."""
+    old, new = args.old_string, args.new_string
+    if old not in before and "\r\n" in before:
+        old, new = old.replace("\n", "\r\n"), new.replace("\n", "\r\n")
+    return old, new
+
+
+def existing_file(dirs: Directories, target: ResolvedPath, missing: str = "") -> os.stat_result:
+    """The stat of the regular file ``target``, or a ToolError saying what is there instead
+    (``missing`` is added to the "does not exist" message)."""
+    current = dirs.lstat(target.path)
+    if current is None:
+        raise ToolError(f"{target.shown} does not exist{missing}")
+    if stat.S_ISDIR(current.st_mode):
+        raise ToolError(f"{target.shown} is a folder: list it with Glob or Bash ls")
+    if not stat.S_ISREG(current.st_mode):
+        raise ToolError(f"{target.shown} is not a regular file")
+    return current
+
+
+def read_text(dirs: Directories, target: ResolvedPath) -> str:
+    """The file's text (UTF-8), read without following a symlink."""
+    data, _ = dirs.read_bytes(target.path)
+    return _decode(data, target.shown)
+
+
+def _decode(data: bytes, shown: str) -> str:
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError:
@@ -230,20 +282,16 @@ def _read_text(path: Path, shown: str) -> str:
         ) from None
 
 
-def write_atomic(path: Path, text: str) -> None:
-    """Replace ``path`` with ``text`` in one step, keeping its permission bits."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    mode = path.stat().st_mode & 0o7777 if path.exists() else None
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".zengine")
+def encode_text(text: str) -> bytes:
+    """``text`` as UTF-8; a lone surrogate (which no file can hold) is the model's error."""
     try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
-            handle.write(text)
-        if mode is not None:
-            Path(tmp).chmod(mode)
-        Path(tmp).replace(path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+        return text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        bad = text[exc.start : exc.end].encode("unicode_escape").decode("ascii")
+        raise ToolError(
+            f"the content cannot be written as UTF-8: {bad} at character {exc.start} is a "
+            "lone surrogate; send valid text"
+        ) from None
 
 
 def unified_diff(shown: str, before: str, after: str) -> str:

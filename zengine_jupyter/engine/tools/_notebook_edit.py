@@ -6,19 +6,36 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import Field
 
-from zengine_jupyter.engine.tools._base import Tool, ToolContext, ToolInput, ToolOutput, in_thread
-from zengine_jupyter.engine.tools._files import unified_diff, write_atomic
+from zengine_jupyter.engine.tools._base import (
+    PathText,
+    Tool,
+    ToolContext,
+    ToolInput,
+    ToolOutput,
+    in_thread,
+)
+from zengine_jupyter.engine.tools._files import (
+    FileStamp,
+    ReadTracker,
+    encode_text,
+    existing_file,
+    read_text,
+    unified_diff,
+)
 from zengine_jupyter.engine.tools._notebook_view import load_notebook
+from zengine_jupyter.host._safe_fs import Directories
 from zengine_jupyter.protocol._errors import ToolError
 
 if TYPE_CHECKING:
     from pathlib import Path
 
+    from zengine_jupyter.host._paths import ResolvedPath
+
 __all__ = ["NotebookEditTool"]
 
 
 class NotebookEditInput(ToolInput):
-    path: str = Field(description="The .ipynb file (Read it first).")
+    path: PathText = Field(description="The .ipynb file (Read it first).")
     mode: Literal["replace", "insert", "delete"] = "replace"
     cell_id: str | None = Field(None, description="Id of the cell to change (from Read).")
     index: int | None = Field(None, ge=0, description="Cell position, when no id is given.")
@@ -38,29 +55,39 @@ class NotebookEditTool(Tool[NotebookEditInput]):
     Input = NotebookEditInput
 
     def paths(self, args: NotebookEditInput, ctx: ToolContext) -> list[Path]:
-        return [ctx.resolve(args.path)]
+        return [ctx.target(args, args.path).path]
 
     async def run(self, args: NotebookEditInput, ctx: ToolContext) -> ToolOutput:
-        path = ctx.resolve(args.path)
-        shown = ctx.display(path)
-        if path.suffix != ".ipynb":
+        target = ctx.target(args, args.path)
+        shown = target.shown
+        if target.path.suffix != ".ipynb":
             raise ToolError(f"{shown} is not a notebook: use Edit for other files")
-        if not path.exists():
-            raise ToolError(f"{shown} does not exist: create notebooks with Write")
-        ctx.reads.require_fresh(path, shown)
-        before, after, summary = await in_thread(_edit, path, args)
-        await in_thread(write_atomic, path, after)
-        ctx.reads.record(path)
+        before, after, summary, stamp = await in_thread(_rewrite, target, args, ctx.reads)
+        ctx.reads.record(target.path, stamp)
         return ToolOutput(
-            f"{summary} in {shown}", changed_paths=(path,), diff=unified_diff(shown, before, after)
+            f"{summary} in {shown}",
+            changed_paths=(target.path,),
+            diff=unified_diff(shown, before, after),
         )
 
 
-def _edit(path: Path, args: NotebookEditInput) -> tuple[str, str, str]:
+def _rewrite(
+    target: ResolvedPath, args: NotebookEditInput, reads: ReadTracker
+) -> tuple[str, str, str, FileStamp]:
+    """Read, change and write the notebook, all through one set of safe folder handles."""
+    with Directories(target.root) as dirs:
+        current = existing_file(dirs, target, missing=": create notebooks with Write")
+        reads.require_fresh(target.path, target.shown, current)
+        before = read_text(dirs, target)
+        after, summary = _edit(before, target.path.name, args)
+        written = dirs.write_bytes(target.path, encode_text(after))
+    return before, after, summary, FileStamp.of_stat(written)
+
+
+def _edit(before: str, name: str, args: NotebookEditInput) -> tuple[str, str]:
     import nbformat  # seconds to import (jsonschema): only when a notebook is edited
 
-    before = path.read_text("utf-8")
-    nb = load_notebook(path)
+    nb = load_notebook(before, name)
     if args.mode == "insert":
         if args.cell_id is not None:
             at = _by_id(nb, args.cell_id) + 1
@@ -89,7 +116,7 @@ def _edit(path: Path, args: NotebookEditInput) -> tuple[str, str, str]:
         nbformat.validate(nb)
     except nbformat.ValidationError as exc:
         raise ToolError(f"the edit would make the notebook invalid: {exc.message}") from None
-    return before, nbformat.writes(nb) + "\n", summary
+    return nbformat.writes(nb) + "\n", summary
 
 
 def _by_id(nb: Any, cell_id: str) -> int:

@@ -2,34 +2,32 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from zengine_jupyter.protocol._errors import ToolError
-
-if TYPE_CHECKING:
-    from pathlib import Path
 
 __all__ = ["load_notebook", "render_notebook"]
 
 _OUTPUT_CHARS = 2000
 
 
-def load_notebook(path: Path) -> Any:
-    """Read a notebook as nbformat v4; a broken file is a :class:`ToolError` naming it.
+def load_notebook(text: str, name: str) -> Any:
+    """Parse a notebook's text (the file ``name``) as nbformat v4; a broken one is a
+    :class:`ToolError` naming it. The caller reads the file (through the safe IO).
 
     nbformat is imported here, not with the engine: through jsonschema it costs seconds,
     which every chat would otherwise pay before its first turn."""
     import nbformat
 
     try:
-        return nbformat.read(path, as_version=4)
+        return nbformat.reads(text, as_version=4)
     except Exception as exc:  # nbformat raises many kinds for a damaged file
-        raise ToolError(f"{path.name} is not a readable notebook: {exc}") from None
+        raise ToolError(f"{name} is not a readable notebook: {exc}") from None
 
 
-def render_notebook(path: Path) -> str:
-    nb = load_notebook(path)
-    parts = [f"{path.name}: {len(nb.cells)} cells (nbformat {nb.nbformat}.{nb.nbformat_minor})"]
+def render_notebook(text: str, name: str) -> str:
+    nb = load_notebook(text, name)
+    parts = [f"{name}: {len(nb.cells)} cells (nbformat {nb.nbformat}.{nb.nbformat_minor})"]
     for index, cell in enumerate(nb.cells):
         parts.append(f"--- cell {index} [{cell.cell_type}] id={cell.get('id', '?')}")
         parts.append(cell.source)

@@ -12,7 +12,9 @@ import stat
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from zengine_jupyter.host._safe_fs import Directories
 from zengine_jupyter.protocol._checkpoint import NotStored
+from zengine_jupyter.protocol._errors import PathError
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -49,26 +51,36 @@ def parse_status(chunk: bytes) -> list[tuple[str, str]]:
 
 
 def classify(records: list[tuple[str, str]], root: Path, scan: Scan) -> None:
-    """Sort status records into ``scan`` (lstat of each changed path; nothing else)."""
-    for xy, rel in records:
-        if xy == "??":
-            scan.untracked += 1
-            if rel.endswith("/"):
-                scan.not_stored.append(NotStored(path=rel, reason="nested_repository"))
-                continue
-        elif xy[1] == " ":
-            continue  # index == work tree (only the index differs from the last commit)
-        try:
-            info = (root / rel).lstat()
-        except FileNotFoundError:
+    """Sort status records into ``scan`` (lstat of each changed path; nothing else).
+
+    The lstat follows no symlink on the way: a path behind a folder that became a symlink
+    is not in the project any more (removed from the snapshot, never read through it)."""
+    with Directories(root) as dirs:
+        for xy, rel in records:
+            if xy == "??":
+                scan.untracked += 1
+                if rel.endswith("/"):
+                    scan.not_stored.append(NotStored(path=rel, reason="nested_repository"))
+                    continue
+            elif xy[1] == " ":
+                continue  # index == work tree (only the index differs from the last commit)
+            _classify_one(dirs, root, xy, rel, scan)
+
+
+def _classify_one(dirs: Directories, root: Path, xy: str, rel: str, scan: Scan) -> None:
+    try:
+        info = dirs.lstat(root / rel)
+    except PathError:
+        info = None
+    if info is None:
+        scan.remove.append(rel)
+        return
+    if stat.S_ISREG(info.st_mode) and info.st_size > MAX_FILE_BYTES:
+        scan.not_stored.append(NotStored(path=rel, reason="too_large", size=info.st_size))
+        if xy != "??":
             scan.remove.append(rel)
-            continue
-        if stat.S_ISREG(info.st_mode) and info.st_size > MAX_FILE_BYTES:
-            scan.not_stored.append(NotStored(path=rel, reason="too_large", size=info.st_size))
-            if xy != "??":
-                scan.remove.append(rel)
-            continue
-        scan.update.append(rel)
+        return
+    scan.update.append(rel)
 
 
 def read_index_count(index_file: Path) -> int:

@@ -169,17 +169,18 @@ class ShadowRepository:
     async def _commit(self, scan: Scan, message: str) -> CheckpointInfo:
         first = read_index_count(self.paths.index_file) == 0
         config = FIRST_SNAPSHOT_CONFIG if first else ()
-        present = [p for p in scan.remove if (self.root / p).exists()]
-        if scan.update or len(present) < len(scan.remove):
-            paths = scan.update + [p for p in scan.remove if p not in present]
+        if scan.remove:
+            # deleted, behind a folder that became a symlink, or now too large (the file is
+            # left alone): dropped from the snapshot first, so a folder replaced by a file
+            # (or a symlink) is no conflict for the additions
+            await self.git(
+                "update-index", "--force-remove", "-z", "--stdin", stdin=_nul_join(scan.remove)
+            )
+        if scan.update:
             await self.git(
                 "update-index", "--add", "--remove", "-z", "--stdin",
-                stdin=_nul_join(paths), config=config,
+                stdin=_nul_join(scan.update), config=config,
             )  # fmt: skip
-        if present:  # now too large: drop from the snapshot, leave the file alone
-            await self.git(
-                "update-index", "--force-remove", "-z", "--stdin", stdin=_nul_join(present)
-            )
         tree = (await self.git("write-tree")).decode().strip()
         head = await self._read_head()  # under the lock: another process may have moved it
         if head is not None and head[1] == tree:
