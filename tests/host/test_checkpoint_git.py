@@ -47,7 +47,7 @@ def test_every_call_isolates_configuration_and_hooks() -> None:
 
 
 def test_extra_config_cannot_undo_a_safety_setting() -> None:
-    with pytest.raises(ValueError, match="core.fsmonitor"):
+    with pytest.raises(ValueError, match=r"core\.fsmonitor"):
         git_argv(PATHS, "status", extra_config=(("core.fsmonitor", "true"),))
 
 

@@ -26,7 +26,7 @@ from zengine_jupyter.engine._task import TaskTool
 from zengine_jupyter.engine._turn import TurnOutcome, TurnRunner
 from zengine_jupyter.engine._wiring import client_deps, provider_options
 from zengine_jupyter.engine.tools import ReadTracker, ShellRunner, ToolContext, builtin_tools
-from zengine_jupyter.engine.tools._listing import gate_read_decision
+from zengine_jupyter.engine.tools._read_check import GateReads
 from zengine_jupyter.host import run_hooks
 from zengine_jupyter.host.checkpoint import ShadowRepository
 from zengine_jupyter.llm import CostMeter, build_client
@@ -145,7 +145,7 @@ class Session:
                 reads=ReadTracker(),
                 shells=ShellRunner(root, artifacts),
                 additional_directories=policy.additional_directories,
-                read_decision=gate_read_decision(gate),
+                read_decision=GateReads(gate),
             ),
             shadow=ShadowRepository(root, data_dir()) if shutil.which("git") else None,
             notebook=options.notebook,

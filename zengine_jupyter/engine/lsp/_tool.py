@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, ClassVar
 from pydantic import Field
 
 from zengine_jupyter.engine.tools import Tool, ToolContext, ToolInput, ToolKind, ToolOutput
-from zengine_jupyter.engine.tools._listing import gate_read_decision
+from zengine_jupyter.engine.tools._read_check import GateReads
 from zengine_jupyter.integrations.lsp import (
     MAX_RESULTS,
     LspAnswer,
@@ -88,7 +88,7 @@ class LspTool(Tool[LspInput]):
 def _without_denied(answer: LspAnswer, gate: PermissionGate, root: Path) -> LspAnswer:
     """``answer`` without the results in files Read rules deny (noted by count)."""
 
-    decide = gate_read_decision(gate)
+    decide = GateReads(gate)
 
     def denied(shown: str) -> bool:
         path = Path(shown)

@@ -6,7 +6,9 @@ embedded bare repository or ``sub/.git`` is found by git's discovery). The walk 
 ignore files itself (``host/_ignore.py``: ``.gitignore`` files and ``.git/info/exclude`` of
 the listing's top folder), which measured faster than ``git ls-files`` (see
 ``benchmarks/bench_listing.py``). Differences from git's listing, on purpose: a tracked file
-that an ignore rule matches is left out, and the user's global excludes file is not read.
+that an ignore rule matches is left out, and the user's global excludes file is not read. A
+folder named explicitly is listed even when it is itself ignored (the rules still apply to the
+entries inside it): asking for ``build/`` means wanting to see it.
 
 What is never listed (issue 18.6): ``.git`` entries and the internals of any folder that looks
 like a bare repository (``HEAD``, ``objects``, ``refs``); the inside of a symlinked folder (never
@@ -25,24 +27,13 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from zengine_jupyter.engine.tools._read_check import ReadCheck
 from zengine_jupyter.host import IgnoreRules
-from zengine_jupyter.policy import CallView
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterable
+    from collections.abc import Callable
 
-    from zengine_jupyter.engine.tools._base import ToolContext
-    from zengine_jupyter.policy import PermissionGate
-
-__all__ = [
-    "SKIPPED_FOLDERS",
-    "Listing",
-    "ReadCheck",
-    "compile_glob",
-    "gate_read_decision",
-    "list_files",
-    "walk_files",
-]
+__all__ = ["SKIPPED_FOLDERS", "Listing", "compile_glob", "list_files", "walk_files"]
 
 SKIPPED_FOLDERS = frozenset(
     {".git", "node_modules", ".venv", "venv", "__pycache__", ".mypy_cache", ".ruff_cache",
@@ -53,53 +44,6 @@ SKIPPED_FOLDERS = frozenset(
 _BARE_REPOSITORY = frozenset({"HEAD", "objects", "refs"})
 
 LEFT_OUT_NOTE = "[{n} files left out: denied by Read rules or outside the project]"
-
-
-@dataclass(frozen=True)
-class ReadCheck:
-    """Which listed files may be shown: inside ``bases`` and passing ``may_read``.
-
-    ``approved``: the folder or file the call itself named when it lies outside the project
-    (the gate asked about it and it was approved, or a rule allowed it): inside it, only a
-    Read rule's deny leaves a file out, not the "outside the project" question.
-    """
-
-    bases: tuple[str, ...]
-    may_read: Callable[[Path], str] | None = None
-    approved: str | None = None
-
-    @classmethod
-    def for_call(cls, target: Path, ctx: ToolContext) -> ReadCheck:
-        """The check for a Glob or Grep of ``target`` in ``ctx``'s session."""
-        return cls.build(target, ctx.root, ctx.additional_directories, ctx.read_decision)
-
-    @classmethod
-    def build(
-        cls,
-        target: Path,
-        root: Path,
-        additional: Iterable[Path] = (),
-        may_read: Callable[[Path], str] | None = None,
-    ) -> ReadCheck:
-        bases = tuple(os.path.realpath(p) for p in (root, *additional))
-        real = os.path.realpath(target)
-        approved = None if _under(real, bases) else real
-        return cls((*bases, *([approved] if approved else [])), may_read, approved)
-
-    def allows(self, path: Path, real: str) -> bool:
-        """Whether ``path`` (whose target is ``real``) may be shown and read."""
-        if not _under(real, self.bases):
-            return False
-        if self.may_read is None:
-            return True
-        for candidate in (path, Path(real)) if str(path) != real else (path,):
-            action = self.may_read(candidate)
-            if action == "allow":
-                continue
-            if action == "ask" and self.approved and _under(real, (self.approved,)):
-                continue
-            return False
-        return True
 
 
 @dataclass
@@ -114,8 +58,9 @@ class Listing:
     def real(self, path: Path) -> Path:
         return self.targets.get(path, path)
 
-    def note(self) -> str | None:
-        return LEFT_OUT_NOTE.format(n=self.left_out) if self.left_out else None
+    def notes(self) -> list[str]:
+        """The last line a tool adds when files were left out (none when none were)."""
+        return [LEFT_OUT_NOTE.format(n=self.left_out)] if self.left_out else []
 
 
 async def list_files(
@@ -181,7 +126,7 @@ def _visit(
     try:
         if entry.is_dir(follow_symlinks=False):
             if not (skip_tools and name in SKIPPED_FOLDERS) and not ignored(name, True):
-                real = os.path.join(folder_real, name)
+                real = f"{folder_real.rstrip(os.sep)}/{name}"
                 stack.append((Path(entry.path), real, f"{prefix}{name}/", rules))
             return
         if name in skip:
@@ -189,34 +134,20 @@ def _visit(
         path = Path(entry.path)
         if entry.is_symlink():
             real = os.path.realpath(entry.path)
-            if os.path.isdir(real):
+            if Path(real).is_dir():
                 return  # a symlinked folder is never followed
-            if not os.path.isfile(real) or not check.allows(path, real):
+            if not Path(real).is_file() or not check.allows(path, real, linked=True):
                 listing.left_out += 1
                 return
             listing.targets[path] = Path(real)
         elif not entry.is_file(follow_symlinks=False):
             return  # sockets, fifos, devices
-        elif not check.allows(path, os.path.join(folder_real, name)):
+        elif not check.allows(path, f"{folder_real.rstrip(os.sep)}/{name}"):
             listing.left_out += 1
             return
     except OSError:
         return  # vanished while we walked
     listing.files.append(path)
-
-
-def gate_read_decision(gate: PermissionGate) -> Callable[[Path], str]:
-    """What ``gate`` would do with a Read of a path: the one Read-rules check of the tools that
-    show other files' contents (Glob, Grep, the LSP tool's results)."""
-
-    def decide(path: Path) -> str:
-        return gate.decide(CallView("Read", "read", (path,), None)).action
-
-    return decide
-
-
-def _under(real: str, bases: tuple[str, ...]) -> bool:
-    return any(real == b or real.startswith(b.rstrip(os.sep) + os.sep) for b in bases)
 
 
 @lru_cache(maxsize=256)

@@ -2,7 +2,8 @@
 
 Both see the files :mod:`._listing` lists: no symlink out of the project is followed and a
 file the Read rules would not let the model read without asking is left out (and counted in
-a last line, so the model knows the answer is partial).
+a last line, so the model knows the answer is partial). The count covers the whole listing,
+not the matches, so it says nothing about the names or contents of the files left out.
 """
 
 from __future__ import annotations
@@ -16,12 +17,8 @@ from typing import Literal
 from pydantic import Field
 
 from zengine_jupyter.engine.tools._base import Tool, ToolContext, ToolInput, ToolOutput, in_thread
-from zengine_jupyter.engine.tools._listing import (
-    Listing,
-    ReadCheck,
-    compile_glob,
-    list_files,
-)
+from zengine_jupyter.engine.tools._listing import Listing, compile_glob, list_files
+from zengine_jupyter.engine.tools._read_check import ReadCheck
 from zengine_jupyter.protocol._errors import ToolError
 
 __all__ = ["GlobTool", "GrepTool"]
@@ -53,7 +50,7 @@ class GlobTool(Tool[GlobInput]):
             raise ToolError(f"{ctx.display(folder)} is not a folder")
         listing = await list_files(folder, root=ctx.root, check=ReadCheck.for_call(folder, ctx))
         matches: list[Path] = await in_thread(_glob, folder, args.pattern, listing)
-        note = [listing.note()] if listing.note() else []
+        note = listing.notes()
         if not matches:
             return ToolOutput(
                 "\n".join([f"no files match {args.pattern} in {ctx.display(folder)}", *note])
@@ -113,7 +110,7 @@ class GrepTool(Tool[GrepInput]):
         else:
             listing = await in_thread(_one_file, target, check)
         lines: list[str] = await in_thread(_grep, target, listing, regex, args, ctx)
-        note = [listing.note()] if listing.note() else []
+        note = listing.notes()
         if not lines:
             return ToolOutput("\n".join([f"no matches for {args.pattern!r}", *note]))
         if len(lines) > args.head_limit:
@@ -125,7 +122,8 @@ class GrepTool(Tool[GrepInput]):
 def _one_file(target: Path, check: ReadCheck) -> Listing:
     """A Grep of one file: the same symlink and Read-rules checks as a listed file."""
     real = os.path.realpath(target)
-    if not os.path.isfile(real) or not check.allows(target, real):
+    linked = target.is_symlink()
+    if not Path(real).is_file() or not check.allows(target, real, linked=linked):
         return Listing(left_out=1)
     return Listing([target], {target: Path(real)} if str(target) != real else {})
 
