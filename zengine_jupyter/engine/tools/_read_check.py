@@ -3,11 +3,12 @@
 The tools that show other files' names or contents (Glob, Grep, the LSP tool's results) ask
 the permission gate what it would do with a Read of each file (:class:`GateReads`). A gate
 decision resolves the path and matches every rule (measured at about 0.9 ms on a busy 2-core
-machine), too slow for 20,000 files, so :class:`ReadCheck` reuses a decision within a folder
-for files the gate cannot tell apart: same folder, same set of rules matching the file's path
-forms, neither a dot-file. That holds because the gate sees a path only through the rules that
-match it, whether it is inside the project (a folder's property for a file that is no symlink)
-and the protected names, which all start with a dot. Symlinks are always decided one by one.
+machine), too slow for 20,000 files, so :class:`ReadCheck` reuses a decision for files the
+gate cannot tell apart: under the same base (the project, an additional directory or the
+approved outside folder), matched by the same set of rules in any of their path forms, and
+neither a dot-file nor in a dot-folder. That holds because the gate sees a path only through
+the rules that match it, whether it is inside the project (true of every real path under the
+project) and the protected names, which all start with a dot. Symlinks are decided one by one.
 """
 
 from __future__ import annotations
@@ -61,8 +62,8 @@ class ReadCheck:
     root: str = ""
     _rules: tuple[PermissionRule, ...] | None = None
     _cache: dict[tuple[str, tuple[bool, ...]], str] = field(default_factory=dict)
-    _folders: dict[str, tuple[tuple[PermissionRule, tuple[str, ...]], ...] | None] = field(
-        default_factory=dict
+    _folders: dict[str, tuple[str, tuple[tuple[PermissionRule, tuple[str, ...]], ...]] | None] = (
+        field(default_factory=dict)
     )
 
     @classmethod
@@ -108,11 +109,12 @@ class ReadCheck:
             return self.may_read(path)
         if folder not in self._folders:
             self._folders[folder] = _plan(folder, self.bases, self.root, self._rules)
-        plan = self._folders[folder]
-        if plan is None:  # a dot-folder (protected paths live there): decided one by one
+        planned = self._folders[folder]
+        if planned is None:  # a dot-folder (protected paths live there): decided one by one
             return self.may_read(path)
-        key = (folder, tuple([any([r.matches("Read", h + name) for h in heads])
-                              for r, heads in plan]))  # fmt: skip
+        base, plan = planned
+        key = (base, tuple([any([r.matches("Read", h + name) for h in heads])
+                            for r, heads in plan]))  # fmt: skip
         found = self._cache.get(key)
         if found is None:
             found = self._cache[key] = self.may_read(path)
@@ -121,11 +123,12 @@ class ReadCheck:
 
 def _plan(
     folder: str, bases: tuple[str, ...], root: str, rules: tuple[PermissionRule, ...]
-) -> tuple[tuple[PermissionRule, tuple[str, ...]], ...] | None:
-    """For the files of ``folder``: each rule with the heads (a file's form is head + name)
-    it could match. Forms: absolute, ``//``absolute, project-relative (plain and ``./``) and
-    ``~/``. None for a folder inside a dot-folder."""
-    if "/." in _tail(folder, bases):
+) -> tuple[str, tuple[tuple[PermissionRule, tuple[str, ...]], ...]] | None:
+    """For the files of ``folder``: the base it is in, and each rule with the heads (a file's
+    form is head + name) it could match. Forms: absolute, ``//``absolute, project-relative
+    (plain and ``./``) and ``~/``. None for a folder inside a dot-folder."""
+    base_of = max((b for b in bases if _under(folder, (b,))), key=len, default="")
+    if "/." in folder[len(base_of.rstrip(os.sep)) :]:
         return None
     heads = [folder.rstrip(os.sep) + "/", "/" + folder.rstrip(os.sep) + "/"]
     for base, marks in ((root, ("", "./")), (_HOME, ("~/",))):
@@ -134,7 +137,8 @@ def _plan(
         elif folder.startswith(base.rstrip(os.sep) + os.sep):
             rel = folder[len(base.rstrip(os.sep)) + 1 :] + "/"
             heads += [m + rel for m in marks]
-    return tuple((r, tuple(h for h in heads if _may_match(r.specifier or "", h))) for r in rules)
+    return base_of, tuple((r, tuple(h for h in heads if _may_match(r.specifier or "", h)))
+                          for r in rules)  # fmt: skip
 
 
 def _may_match(specifier: str, head: str) -> bool:
@@ -146,12 +150,6 @@ def _may_match(specifier: str, head: str) -> bool:
 
 _SPECIAL = re.compile(r"[*?\[\]{}\\!]")
 _HOME = str(Path("~").expanduser())
-
-
-def _tail(real: str, bases: tuple[str, ...]) -> str:
-    """``real`` below the deepest base it is in ("/a/b" style), or all of it."""
-    base = max((b for b in bases if _under(real, (b,))), key=len, default="")
-    return real[len(base.rstrip(os.sep)) :]
 
 
 def _under(real: str, bases: tuple[str, ...]) -> bool:

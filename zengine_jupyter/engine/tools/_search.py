@@ -186,7 +186,7 @@ def _text_of(path: Path) -> str | None:
             info = os.fstat(handle.fileno())
             if not stat.S_ISREG(info.st_mode) or info.st_size > _MAX_GREP_BYTES:
                 return None
-            data = handle.read(_MAX_GREP_BYTES + 1)
+            data = handle.read(info.st_size + 1)  # not a buffer of the whole limit
     except OSError:
         return None
     if b"\0" in data[:8192]:
