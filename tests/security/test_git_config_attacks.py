@@ -9,6 +9,7 @@ denied), with real git; the program would create a marker file on the host.
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -121,20 +122,18 @@ async def test_nested_repo_made_by_a_sandboxed_command_never_runs(
     (the sandbox protects only the top-level ``.git``), then the model Globs and Greps ``sub``."""
     project = tmp_path / "proj"
     repo(project)
-    setup = (
-        "git init -q sub && echo needle > sub/f.txt && git -C sub add f.txt && "
-        f"git -C sub config core.fsmonitor 'touch {marker}; false'"
+    setup = (  # a repository by hand (the index copied from the project's): only file writes
+        "mkdir -p sub/.git/objects sub/.git/refs && echo needle > sub/f.txt && "
+        "printf 'ref: refs/heads/main\\n' > sub/.git/HEAD && cp .git/index sub/.git/index && "
+        f"printf '[core]\\n\\tfsmonitor = \"touch {marker}; false\"\\n' > sub/.git/config"
     )
-    bash = ScriptedToolCall("Bash", {"command": setup})
-    sandboxed = require_component("bwrap") is not None
-    extra = "[shell.sandbox]\nenabled = true\nauto_allow = true\n"
-    results = await run_calls(project, zengine_home, bash, extra=extra)
-    if results[0].is_error:  # the sandbox asked (denied): plant it the way the command would
-        assert sandboxed
-        (project / "sub").mkdir(exist_ok=True)
-        git("init", "-q", ".", cwd=project / "sub")
-        (project / "sub" / "f.txt").write_text("needle\n")
-        arm(project / "sub" / ".git", marker, work_tree=project / "sub")
+    if shutil.which("bwrap"):
+        extra = "[shell.sandbox]\nenabled = true\nauto_allow = true\n"
+        bash = ScriptedToolCall("Bash", {"command": setup})
+        (made,) = await run_calls(project, zengine_home, bash, extra=extra)
+        assert not made.is_error, made.output  # auto-allowed: it writes only inside
+    else:  # no sandbox here: plant it the way the command would
+        subprocess.run(["bash", "-c", setup], cwd=project, check=True)
     assert (project / "sub" / ".git" / "config").read_text().count("fsmonitor") == 1
     assert not marker.exists()
 
