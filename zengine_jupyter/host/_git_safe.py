@@ -22,6 +22,9 @@ config, which is the engine's own; ``core.alternateRefsCommand`` and
 ``uploadpack.packObjectsHook`` run on fetch and push only, which ``protocol.allow=never`` stops
 (and an empty value is not "off" for every one of them, so pinning could misfire).
 
+``GIT_OPTIONAL_LOCKS`` and ``core.untrackedCache`` are left to the caller: the checkpoint
+repository wants its own index's stat and untracked caches refreshed (it is the engine's file).
+
 ``include.path`` cannot be turned off with ``-c``; it needs a config file to include from, and
 the only one read is the engine's own repository's (system and global are /dev/null).
 """
