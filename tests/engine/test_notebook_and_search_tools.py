@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 
 import nbformat
@@ -126,3 +127,26 @@ def test_opening_the_engine_does_not_import_nbformat() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True
     )
     assert done.stdout.split() == ["False", "False"]
+
+
+async def test_listing_is_the_engines_own_walk(ctx: ToolContext) -> None:
+    """No git: .git entries and bare-repository internals are never listed, a nested work
+    tree's files are, a folder named explicitly is listed though ignored, fifos are skipped."""
+    git = require_component("git")
+    subprocess.run([git, "init", "-q"], cwd=ctx.root, check=True)
+    (ctx.root / ".gitignore").write_text("build/\n")
+    (ctx.root / "build").mkdir()
+    (ctx.root / "build" / "out.txt").write_text("needle\n")
+    subprocess.run([git, "init", "-q", "--bare", "fixture.git"], cwd=ctx.root, check=True)
+    subprocess.run([git, "init", "-q", "nested"], cwd=ctx.root, check=True)
+    (ctx.root / "nested" / "n.txt").write_text("needle\n")
+    (ctx.root / "wt").mkdir()
+    (ctx.root / "wt" / ".git").write_text("gitdir: ../fixture.git\n")
+    os.mkfifo(ctx.root / "pipe.txt")
+
+    everything = await glob.call({"pattern": "**"}, ctx)
+    assert sorted(everything.content.splitlines()) == [".gitignore", "nested/n.txt"]
+    assert (await grep.call({"pattern": "needle"}, ctx)).content == "nested/n.txt"
+    assert (await grep.call({"pattern": "needle", "path": "build"}, ctx)).content == (
+        "build/out.txt"
+    )

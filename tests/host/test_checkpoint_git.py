@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from zengine_jupyter.host.checkpoint import ShadowPaths, git_argv, git_env, project_key
 from zengine_jupyter.host.checkpoint._compare import parse_diff_tree
 from zengine_jupyter.host.checkpoint._scan import Scan, classify, parse_status, read_index_count
@@ -12,28 +14,41 @@ PATHS = ShadowPaths(Path("/data/checkpoints/p-1"), Path("/work/p"))
 
 
 def test_every_call_isolates_configuration_and_hooks() -> None:
+    # the settings every engine git call carries (host/_git_safe.py), then the shadow's own
     assert git_argv(PATHS, "write-tree") == [
         "git",
+        "-c", "core.fsmonitor=false",
         "-c", "core.hooksPath=/dev/null",
+        "-c", "core.sshCommand=false",
+        "-c", "core.pager=cat",
+        "-c", "core.editor=false",
+        "-c", "sequence.editor=false",
+        "-c", "credential.helper=",
+        "-c", "gpg.program=false",
+        "-c", "commit.gpgSign=false",
+        "-c", "protocol.allow=never",
+        "-c", "safe.bareRepository=explicit",
+        "-c", "submodule.recurse=false",
         "-c", "core.autocrlf=false",
         "-c", "core.safecrlf=false",
         "-c", "core.eol=lf",
         "-c", "core.filemode=true",
         "-c", "core.symlinks=true",
         "-c", "core.ignorecase=false",
-        "-c", "core.fsmonitor=false",
         "-c", "core.untrackedCache=true",
         "-c", "core.quotePath=false",
         "-c", "core.sparseCheckout=false",
         "-c", "gc.auto=0",
         "-c", "maintenance.auto=false",
-        "-c", "commit.gpgSign=false",
         "-c", "advice.detachedHead=false",
-        "-c", "submodule.recurse=false",
-        "-c", "protocol.allow=never",
         "-c", "core.excludesFile=/data/checkpoints/p-1/zengine-exclude",
         "write-tree",
     ]  # fmt: skip
+
+
+def test_extra_config_cannot_undo_a_safety_setting() -> None:
+    with pytest.raises(ValueError, match=r"core\.fsmonitor"):
+        git_argv(PATHS, "status", extra_config=(("core.fsmonitor", "true"),))
 
 
 def test_extra_config_comes_after_isolation() -> None:

@@ -30,6 +30,7 @@ from zengine_jupyter.engine._task import TaskTool
 from zengine_jupyter.engine._turn import TurnOutcome, TurnRunner
 from zengine_jupyter.engine._wiring import client_deps, provider_options
 from zengine_jupyter.engine.tools import ReadTracker, ShellRunner, ToolContext, builtin_tools
+from zengine_jupyter.engine.tools._read_check import GateReads
 from zengine_jupyter.host import run_hooks
 from zengine_jupyter.host.checkpoint import ShadowRepository
 from zengine_jupyter.llm import CostMeter, build_client
@@ -131,13 +132,14 @@ class Session:
         if mode is not None:
             policy = replace(policy, mode=mode)  # type: ignore[arg-type]
         artifacts = writer.folder / "artifacts"
+        gate = PermissionGate(root, policy)
         session = cls(
             id=writer.folder.name,
             root=root,
             writer=writer,
             settings=settings,
             client=client,
-            gate=PermissionGate(root, policy),
+            gate=gate,
             meter=meter,
             approvals=options.approvals or FixedApprovals(allow=False),
             tools={tool.name: tool for tool in builtin_tools()},
@@ -146,6 +148,8 @@ class Session:
                 artifacts=artifacts,
                 reads=ReadTracker(),
                 shells=ShellRunner(root, artifacts),
+                additional_directories=policy.additional_directories,
+                read_decision=GateReads(gate),
             ),
             shadow=ShadowRepository(root, data_dir()) if shutil.which("git") else None,
             notebook=options.notebook,
@@ -179,6 +183,7 @@ class Session:
         mode = self.gate.policy.mode
         policy = PermissionPolicy.from_settings(self.settings.settings.permissions, self.root)
         self.gate.policy = replace(policy, mode=mode)
+        self.ctx.additional_directories = policy.additional_directories
         await self.set_provider(provider_options(self.settings.settings))
         for extension in self.extensions:
             await extension.reload(self)

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, ClassVar
 from pydantic import Field
 
 from zengine_jupyter.engine.tools import Tool, ToolContext, ToolInput, ToolKind, ToolOutput
+from zengine_jupyter.engine.tools._read_check import GateReads
 from zengine_jupyter.integrations.lsp import (
     MAX_RESULTS,
     LspAnswer,
@@ -20,7 +21,6 @@ from zengine_jupyter.integrations.lsp import (
     LspQuery,
     lsp_query,
 )
-from zengine_jupyter.policy import CallView
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -88,10 +88,11 @@ class LspTool(Tool[LspInput]):
 def _without_denied(answer: LspAnswer, gate: PermissionGate, root: Path) -> LspAnswer:
     """``answer`` without the results in files Read rules deny (noted by count)."""
 
+    decide = GateReads(gate)
+
     def denied(shown: str) -> bool:
         path = Path(shown)
-        view = CallView("Read", "read", (path if path.is_absolute() else root / path,), None)
-        return gate.decide(view).action == "deny"
+        return decide(path if path.is_absolute() else root / path) == "deny"
 
     if answer.edits and any(denied(e.path) for e in answer.edits):
         files = sorted({e.path for e in answer.edits if denied(e.path)})

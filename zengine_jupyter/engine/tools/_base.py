@@ -15,6 +15,8 @@ from zengine_jupyter.host._paths import ResolvedPath, check_path_text, display_p
 from zengine_jupyter.protocol._errors import ToolError
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from zengine_jupyter.engine.tools._files import ReadTracker
     from zengine_jupyter.engine.tools._shells import ShellRunner
 
@@ -74,6 +76,9 @@ class ToolContext:
     shells: ShellRunner
     additional_directories: tuple[Path, ...] = ()
     extra: dict[str, Any] = field(default_factory=dict)
+    read_decision: Callable[[Path], str] | None = None
+    """What the permission gate would do with a Read of a path ("allow", "ask" or "deny"):
+    Glob and Grep show only files it allows. None (no gate): only the project's own files."""
 
     def resolve(self, raw: str) -> Path:
         """A path the model gave, through the one resolver (``host._paths.resolve_path``):

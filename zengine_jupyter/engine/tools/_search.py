@@ -1,23 +1,31 @@
-"""Glob and Grep: find files by name and by content, ignores respected."""
+"""Glob and Grep: find files by name and by content, ignores respected.
+
+Both see the files :mod:`._listing` lists: no symlink out of the project is followed and a
+file the Read rules would not let the model read without asking is left out (and counted in
+a last line, so the model knows the answer is partial). The count covers the whole listing,
+not the matches, so it says nothing about the names or contents of the files left out.
+"""
 
 from __future__ import annotations
 
+import os
 import re
-from typing import TYPE_CHECKING, Literal
+import stat
+from pathlib import Path
+from typing import Literal
 
 from pydantic import Field
 
 from zengine_jupyter.engine.tools._base import Tool, ToolContext, ToolInput, ToolOutput, in_thread
-from zengine_jupyter.engine.tools._listing import compile_glob, list_files
+from zengine_jupyter.engine.tools._listing import Listing, compile_glob, list_files
+from zengine_jupyter.engine.tools._read_check import ReadCheck
 from zengine_jupyter.protocol._errors import ToolError
-
-if TYPE_CHECKING:
-    from pathlib import Path
 
 __all__ = ["GlobTool", "GrepTool"]
 
 MAX_RESULTS = 200
 _MAX_GREP_BYTES = 8 * 1024 * 1024
+_OPEN_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
 
 
 class GlobInput(ToolInput):
@@ -40,19 +48,30 @@ class GlobTool(Tool[GlobInput]):
         folder = ctx.resolve(args.path)
         if not folder.is_dir():
             raise ToolError(f"{ctx.display(folder)} is not a folder")
-        matches: list[Path] = await in_thread(_glob, folder, args.pattern, await list_files(folder))
+        listing = await list_files(folder, root=ctx.root, check=ReadCheck.for_call(folder, ctx))
+        matches: list[Path] = await in_thread(_glob, folder, args.pattern, listing)
+        note = listing.notes()
         if not matches:
-            return ToolOutput(f"no files match {args.pattern} in {ctx.display(folder)}")
+            return ToolOutput(
+                "\n".join([f"no files match {args.pattern} in {ctx.display(folder)}", *note])
+            )
         lines = [ctx.display(p) for p in matches[:MAX_RESULTS]]
         if len(matches) > MAX_RESULTS:
             lines.append(f"[{len(matches) - MAX_RESULTS} more; narrow the pattern]")
-        return ToolOutput("\n".join(lines))
+        return ToolOutput("\n".join([*lines, *note]))
 
 
-def _glob(folder: Path, pattern: str, files: list[Path]) -> list[Path]:
+def _glob(folder: Path, pattern: str, listing: Listing) -> list[Path]:
     regex = compile_glob(pattern.removeprefix("./"))
-    found = [p for p in files if regex.match(p.relative_to(folder).as_posix())]
-    return sorted(found, key=lambda p: p.stat().st_mtime_ns, reverse=True)
+    found = [p for p in listing.files if regex.match(p.relative_to(folder).as_posix())]
+    return sorted(found, key=lambda p: _mtime(listing.real(p)), reverse=True)
+
+
+def _mtime(path: Path) -> int:
+    try:
+        return path.stat().st_mtime_ns
+    except OSError:
+        return 0
 
 
 class GrepInput(ToolInput):
@@ -85,19 +104,34 @@ class GrepTool(Tool[GrepInput]):
         target = ctx.resolve(args.path)
         if not target.exists():
             raise ToolError(f"{ctx.display(target)} does not exist")
-        files = [target] if target.is_file() else await list_files(target)
-        lines: list[str] = await in_thread(_grep, target, files, regex, args, ctx)
+        check = ReadCheck.for_call(target, ctx)
+        if target.is_dir():
+            listing = await list_files(target, root=ctx.root, check=check)
+        else:
+            listing = await in_thread(_one_file, target, check)
+        lines: list[str] = await in_thread(_grep, target, listing, regex, args, ctx)
+        note = listing.notes()
         if not lines:
-            return ToolOutput(f"no matches for {args.pattern!r}")
+            return ToolOutput("\n".join([f"no matches for {args.pattern!r}", *note]))
         if len(lines) > args.head_limit:
             extra = len(lines) - args.head_limit
             lines = [*lines[: args.head_limit], f"[{extra} more lines; narrow the search]"]
-        return ToolOutput("\n".join(lines))
+        return ToolOutput("\n".join([*lines, *note]))
+
+
+def _one_file(target: Path, check: ReadCheck) -> Listing:
+    """A Grep of one file: the same symlink and Read-rules checks as a listed file."""
+    real = os.path.realpath(target)
+    linked = target.is_symlink()
+    if not Path(real).is_file() or not check.allows(target, real, linked=linked):
+        return Listing(left_out=1)
+    return Listing([target], {target: Path(real)} if str(target) != real else {})
 
 
 def _grep(
-    target: Path, files: list[Path], regex: re.Pattern[str], args: GrepInput, ctx: ToolContext
+    target: Path, listing: Listing, regex: re.Pattern[str], args: GrepInput, ctx: ToolContext
 ) -> list[str]:
+    files = listing.files
     if args.glob:
         pattern = compile_glob(args.glob)
         base = target if target.is_dir() else target.parent
@@ -107,7 +141,7 @@ def _grep(
         ]  # fmt: skip
     out: list[str] = []
     for path in sorted(files):
-        text = _text_of(path)
+        text = _text_of(listing.real(path))
         if text is None:
             continue
         lines = text.splitlines()
@@ -142,10 +176,17 @@ def _with_context(shown: str, lines: list[str], hits: list[int], context: int) -
 
 
 def _text_of(path: Path) -> str | None:
+    """The file's text; never through a symlink (a link swapped in after the listing)."""
     try:
-        if path.stat().st_size > _MAX_GREP_BYTES:
-            return None
-        data = path.read_bytes()
+        fd = os.open(path, _OPEN_FLAGS)  # non-blocking: a fifo swapped in must not hang us
+    except OSError:
+        return None
+    try:
+        with os.fdopen(fd, "rb") as handle:
+            info = os.fstat(handle.fileno())
+            if not stat.S_ISREG(info.st_mode) or info.st_size > _MAX_GREP_BYTES:
+                return None
+            data = handle.read(info.st_size + 1)  # not a buffer of the whole limit
     except OSError:
         return None
     if b"\0" in data[:8192]:

@@ -1,8 +1,9 @@
 """Pure builders of the git command lines and environment the shadow repository uses.
 
 Every call names the shadow GIT_DIR, the project as GIT_WORK_TREE and the shadow's own
-GIT_INDEX_FILE, and shuts out configuration that is not ours: no system or global config
-file, no hooks, no fsmonitor, fixed line-ending and file-mode handling, literal pathspecs.
+GIT_INDEX_FILE, and shuts out configuration that is not ours: the settings every engine git
+call carries (``host/_git_safe.py``: no system or global config file, no hooks, no fsmonitor,
+no program of any kind), fixed line-ending and file-mode handling, literal pathspecs.
 So the user's repository, index and git configuration are never read for writing nor changed.
 """
 
@@ -12,6 +13,8 @@ import hashlib
 import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
+
+from zengine_jupyter.host._git_safe import SAFE_GIT_CONFIG, safe_git_argv, safe_git_env
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -29,25 +32,22 @@ __all__ = [
 CHECKPOINT_REF = "refs/zengine/checkpoints"
 """Every snapshot of a project is chained on this one ref."""
 
-ISOLATION_CONFIG: tuple[tuple[str, str], ...] = (
-    ("core.hooksPath", "/dev/null"),
+_SHADOW_CONFIG: tuple[tuple[str, str], ...] = (
     ("core.autocrlf", "false"),
     ("core.safecrlf", "false"),
     ("core.eol", "lf"),
     ("core.filemode", "true"),
     ("core.symlinks", "true"),
     ("core.ignorecase", "false"),
-    ("core.fsmonitor", "false"),
     ("core.untrackedCache", "true"),
     ("core.quotePath", "false"),
     ("core.sparseCheckout", "false"),
     ("gc.auto", "0"),
     ("maintenance.auto", "false"),
-    ("commit.gpgSign", "false"),
     ("advice.detachedHead", "false"),
-    ("submodule.recurse", "false"),
-    ("protocol.allow", "never"),
 )
+
+ISOLATION_CONFIG: tuple[tuple[str, str], ...] = (*SAFE_GIT_CONFIG, *_SHADOW_CONFIG)
 """``-c`` settings on every call, whatever the shadow repository's own config says."""
 
 FIRST_SNAPSHOT_CONFIG: tuple[tuple[str, str], ...] = (
@@ -88,14 +88,9 @@ def project_key(root: Path) -> str:
 def git_env(paths: ShadowPaths) -> dict[str, str]:
     """Environment for every shadow git call (added on top of the process allowlist)."""
     return {
-        "GIT_DIR": str(paths.git_dir),
-        "GIT_WORK_TREE": str(paths.work_tree),
+        **safe_git_env(paths.git_dir, paths.work_tree),
         "GIT_INDEX_FILE": str(paths.index_file),
-        "GIT_CONFIG_NOSYSTEM": "1",
-        "GIT_CONFIG_SYSTEM": "/dev/null",
-        "GIT_CONFIG_GLOBAL": "/dev/null",
         "GIT_LITERAL_PATHSPECS": "1",
-        "GIT_TERMINAL_PROMPT": "0",
         "GIT_AUTHOR_NAME": "zengine",
         "GIT_AUTHOR_EMAIL": "checkpoints@zengine.invalid",
         "GIT_COMMITTER_NAME": "zengine",
@@ -111,9 +106,5 @@ def git_argv(
     git: str = "git",
 ) -> list[str]:
     """``git -c ... <args>`` with the isolation settings and our exclude file."""
-    argv = [git]
-    config = (*ISOLATION_CONFIG, ("core.excludesFile", str(paths.exclude_file)), *extra_config)
-    for key, value in config:
-        argv += ["-c", f"{key}={value}"]
-    argv += args
-    return argv
+    excludes = ("core.excludesFile", str(paths.exclude_file))
+    return safe_git_argv(git, *args, config=(*_SHADOW_CONFIG, excludes, *extra_config))
