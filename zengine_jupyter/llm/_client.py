@@ -1,8 +1,10 @@
 """The ``ModelClient`` port and the client the engine uses: retries, fallbacks, cost.
 
 ``build_client`` never raises for a bad setup: a client that cannot be built (no key for a
-remote host, a malformed URL) is a ``FailingClient`` that fails each request with the reason,
-so the chat still opens and says what to fix.
+remote host, a malformed URL, a provider setting that was set but is invalid:
+``ProviderOptions.invalid``) is a ``FailingClient`` that fails each request with the reason,
+so the chat still opens and says what to fix. A setup problem never falls back to another
+host.
 
 Retries: a temporary failure (``ProviderError.retryable``) is tried again, up to
 ``RetryPolicy.attempts`` in total, after 0.5 s, 1 s, 2 s, ... (at most 16 s), or what the
@@ -227,6 +229,11 @@ def build_client(
     endpoint: the cassette too; otherwise the live one. Without a model and a base URL, an
     OpenAI key alone (no Anthropic one) picks OpenAI's endpoint."""
     deps = deps or ClientDeps()
+    if options.invalid:
+        return FailingClient(ProviderSetupError(
+            f"{options.invalid[0]}; no request is sent to any provider until it is fixed",
+            hint="fix or remove that setting (`zengine settings --layers` lists every layer)",
+        ))  # fmt: skip
     chosen = (options.model_for(role) or "").strip() or None
     if options.kind == "replay" and not options.record:
         if not options.cassette:
@@ -260,7 +267,7 @@ OPENAI_HOST = "api.openai.com"
 def replay_cassette(options: ProviderOptions, deps: ClientDeps | None = None) -> Path | None:
     """The cassette :func:`build_client` would replay for these options (None: a live model),
     without building a client: for status lines. Set up but keyless, it is the cassette."""
-    if options.record or not options.cassette:
+    if options.record or not options.cassette or options.invalid:
         return None
     cassette = Path(options.cassette).expanduser()
     if options.kind == "replay":
