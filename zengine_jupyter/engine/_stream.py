@@ -1,4 +1,9 @@
-"""Reading one model answer: deltas go out as events, the finished answer comes back."""
+"""Reading one model answer: deltas go out as events, the finished answer comes back.
+
+Text UTF-8 cannot encode (a lone surrogate the model sent as a JSON escape) is shown escaped
+(``\\ud800``) from here on; a tool call whose arguments hold any is kept, escaped, and
+answered as a bad call (``Answer.bad_calls``) without running.
+"""
 
 from __future__ import annotations
 
@@ -17,6 +22,7 @@ from zengine_jupyter.protocol._llm import (
     UsageEvent,
 )
 from zengine_jupyter.protocol._records import RecordedToolCall, ThinkingBlock
+from zengine_jupyter.protocol._text import escape_surrogates, escape_surrogates_in, find_surrogate
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator, Callable
@@ -35,7 +41,8 @@ class Answer:
     thinking: list[ThinkingBlock] = field(default_factory=list)
     calls: list[RecordedToolCall] = field(default_factory=list)
     bad_calls: dict[str, str] = field(default_factory=dict)
-    """Call id -> why its arguments could not be used (not a JSON object)."""
+    """Call id -> why its arguments could not be used (not a JSON object, not valid Unicode):
+    the text the model gets back instead of running the call."""
     usage: list[UsageEvent] = field(default_factory=list)
     stop: StopEvent | None = None
     error: ErrorEvent | None = None
@@ -57,17 +64,16 @@ async def read_answer(
     answer = Answer()
     async for event in events:
         if isinstance(event, TextDelta):
-            answer.text.append(event.text)
-            publish(TextStreamed(session_id=session_id, turn_id=turn_id, text=event.text))
+            text = escape_surrogates(event.text)
+            answer.text.append(text)
+            publish(TextStreamed(session_id=session_id, turn_id=turn_id, text=text))
         elif isinstance(event, ThinkingDelta):
             _thinking(answer, event)
             if event.thinking:
                 publish(ThinkingStreamed(session_id=session_id, turn_id=turn_id,
-                                         text=event.thinking))  # fmt: skip
+                                         text=escape_surrogates(event.thinking)))  # fmt: skip
         elif isinstance(event, ToolCallEnd):
-            answer.calls.append(RecordedToolCall(id=event.id, name=event.name, input=event.input))
-            if event.raw_arguments is not None:
-                answer.bad_calls[event.id] = event.raw_arguments
+            _call(answer, event)
         elif isinstance(event, UsageEvent):
             answer.usage.append(event)
             on_usage(event)
@@ -90,9 +96,28 @@ async def read_answer(
     return answer
 
 
+def _call(answer: Answer, event: ToolCallEnd) -> None:
+    arguments, problem = event.input, None
+    if event.raw_arguments is not None:
+        raw = escape_surrogates(event.raw_arguments[:200])
+        problem = f"the arguments were not a JSON object: {raw}"
+    elif (found := find_surrogate(arguments)) is not None:
+        where, char = found
+        arguments = escape_surrogates_in(arguments)
+        problem = (
+            f"the arguments hold text that is not valid Unicode (a lone surrogate {char} in "
+            f"{where}), so the call was not run; send that text as valid UTF-8"
+        )
+    call_id = escape_surrogates(event.id)
+    name = escape_surrogates(event.name)
+    answer.calls.append(RecordedToolCall(id=call_id, name=name, input=arguments))
+    if problem is not None:
+        answer.bad_calls[call_id] = problem
+
+
 def _thinking(answer: Answer, event: ThinkingDelta) -> None:
     if event.thinking:
-        answer._thinking_text.append(event.thinking)
+        answer._thinking_text.append(escape_surrogates(event.thinking))
     if event.signature is not None:
         answer.thinking.append(
             ThinkingBlock(text="".join(answer._thinking_text), signature=event.signature)

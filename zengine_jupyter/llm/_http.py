@@ -21,6 +21,7 @@ from zengine_jupyter.protocol import (
     ProviderStatusError,
     ProviderStreamError,
     ProviderTimeoutError,
+    escape_surrogates_in,
 )
 
 if TYPE_CHECKING:
@@ -51,7 +52,7 @@ def redact(text: str, secret: Secret | None = None) -> str:
     return _KEYISH.sub("[redacted]", text)
 
 
-MALFORMED = (KeyError, TypeError, AttributeError, IndexError, ValueError)
+MALFORMED = (KeyError, TypeError, AttributeError, IndexError, ValueError, RecursionError)
 """What reading an event of an unexpected shape raises (pydantic's ValidationError included)."""
 
 
@@ -176,6 +177,16 @@ def status_error(
     )
 
 
+def _body(payload: dict[str, Any]) -> bytes:
+    """The request body as UTF-8 JSON; text UTF-8 cannot encode (a lone surrogate kept in the
+    log) is sent as the visible ``\\ud800``, so the body is always valid."""
+    try:
+        return json.dumps(payload, ensure_ascii=False, separators=(",", ":")).encode()
+    except UnicodeEncodeError:
+        shown = escape_surrogates_in(payload)
+        return json.dumps(shown, ensure_ascii=False, separators=(",", ":")).encode()
+
+
 @contextlib.asynccontextmanager
 async def open_stream(
     http: httpx.AsyncClient,
@@ -187,7 +198,7 @@ async def open_stream(
     """POST ``payload``; the body's raw chunks inside the block. Any httpx error, in the
     request or while the block reads the body, leaves as a ``ProviderError``."""
     host = httpx.URL(url).host
-    content = json.dumps(payload, ensure_ascii=False, separators=(",", ":")).encode()
+    content = _body(payload)
     try:
         async with http.stream("POST", url, headers=headers, content=content) as resp:
             if resp.status_code >= 300:  # redirects are not followed: a key stays on its host
