@@ -79,7 +79,29 @@ class ClientDeps:
     cost_cap_usd: float | None = None
 
 
-def _error_event(exc: ProviderError, model: str | None, after_text: bool) -> ErrorEvent:
+_NOT_RETRIED = (
+    "part of the answer had arrived, so it is not retried (that could repeat it); "
+    "send your message again to go on"
+)
+
+
+def _final_hint(exc: ProviderError, after_text: bool, attempts: int) -> str | None:
+    """The hint of a failure that ends the stream: true about what was retried."""
+    if after_text:
+        return _NOT_RETRIED
+    hint = exc.hint
+    if hint and "retried automatically" in hint:
+        first = hint.split(";")[0].strip()
+        hint = first if "retried automatically" not in first else None
+    if exc.retryable and attempts > 1:
+        tried = f"tried {attempts} times"
+        hint = f"{hint}; {tried}" if hint else f"{tried}; try again later"
+    return hint
+
+
+def _error_event(
+    exc: ProviderError, model: str | None, after_text: bool, attempts: int = 1
+) -> ErrorEvent:
     kind = "provider"
     if isinstance(exc, ProviderTimeoutError):
         kind = "timeout"
@@ -91,7 +113,7 @@ def _error_event(exc: ProviderError, model: str | None, after_text: bool) -> Err
         kind = "cost_cap"
     return ErrorEvent(
         message=exc.message,
-        hint=exc.hint,
+        hint=_final_hint(exc, after_text, attempts),
         status=exc.status,
         kind=kind,
         model=model,
@@ -170,7 +192,9 @@ class ProviderClient:
         for position, model in enumerate(self.models):
             call = self._call(request, model)
             failure: ProviderError | None = None
+            tried = 0
             for attempt in range(1, policy.attempts + 1):
+                tried = attempt
                 try:
                     async for event in self.adapter.events(request, call):
                         if type(event) is UsageEvent:
@@ -198,7 +222,7 @@ class ProviderClient:
             assert failure is not None
             following = self.models[position + 1 :]
             if not following or failure.status in _NO_FALLBACK_STATUSES:
-                yield _error_event(failure, model, after_text=False)
+                yield _error_event(failure, model, after_text=False, attempts=tried)
                 return
             yield FallbackEvent(from_model=model, to_model=following[0], reason=failure.message)
 

@@ -177,6 +177,33 @@ def status_error(
     )
 
 
+_NOT_STREAMS = {"application/json": "JSON", "text/html": "an HTML page"}
+
+
+async def _refuse_non_stream(resp: httpx.Response, host: str, secret: Secret | None) -> None:
+    """A 2xx that is plainly not an event stream (a server that ignores ``stream: true`` and
+    sends one JSON completion, a proxy's HTML page) fails at once, saying what came: asking
+    again would get the same answer."""
+    ctype = resp.headers.get("content-type", "").split(";")[0].strip().lower()
+    what = _NOT_STREAMS.get(ctype) or ("JSON" if ctype.endswith("+json") else None)
+    if what is None:
+        return
+    head = b""
+    async for chunk in resp.aiter_bytes():
+        head += chunk
+        if len(head) >= 4096:
+            break
+    sent = " ".join(redact(head.decode("utf-8", "replace"), secret).split())
+    sent = sent if len(sent) <= 200 else sent[:197] + "..."
+    raise ProviderStreamError(
+        f"{host} answered with {what} instead of a stream: {sent}",
+        hint="the server ignored stream=true; check that provider.base_url is its streaming API "
+        "(OpenAI-compatible .../v1, or Anthropic's host) and provider.kind",
+        status=resp.status_code,
+        retryable=False,
+    )
+
+
 def _body(payload: dict[str, Any]) -> bytes:
     """The request body as UTF-8 JSON; text UTF-8 cannot encode (a lone surrogate kept in the
     log) is sent as the visible ``\\ud800``, so the body is always valid."""
@@ -204,6 +231,7 @@ async def open_stream(
             if resp.status_code >= 300:  # redirects are not followed: a key stays on its host
                 body = await resp.aread()
                 raise status_error(resp.status_code, resp.headers, body, host, secret)
+            await _refuse_non_stream(resp, host, secret)
             yield resp.aiter_raw()
     except httpx.ConnectTimeout as exc:
         raise ProviderTimeoutError(
