@@ -3,10 +3,15 @@
 Text UTF-8 cannot encode (a lone surrogate the model sent as a JSON escape) is shown escaped
 (``\\ud800``) from here on; a tool call whose arguments hold any is kept, escaped, and
 answered as a bad call (``Answer.bad_calls``) without running.
+
+While the provider sends nothing (before the first event or mid-stream) a ``Notice`` (topic
+``provider``) says "waiting for the provider · Ns" after 5 s of silence, then at
+``WAIT_MARKS_S``; a retry's announced wait does not count as silence.
 """
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -25,12 +30,15 @@ from zengine_jupyter.protocol._records import RecordedToolCall, ThinkingBlock
 from zengine_jupyter.protocol._text import escape_surrogates, escape_surrogates_in, find_surrogate
 
 if TYPE_CHECKING:
-    from collections.abc import AsyncIterator, Callable
+    from collections.abc import AsyncIterator, Callable, Iterator
 
     from zengine_jupyter.protocol._events import EngineEvent
     from zengine_jupyter.protocol._llm import StreamEvent
 
-__all__ = ["Answer", "read_answer"]
+__all__ = ["WAIT_MARKS_S", "Answer", "read_answer"]
+
+WAIT_MARKS_S: tuple[float, ...] = (5, 10, 15, 30, 45, 60, 90, 120)
+"""Seconds of silence at which a "waiting for the provider" notice goes out; then each minute."""
 
 
 @dataclass
@@ -61,8 +69,61 @@ async def read_answer(
     on_usage: Callable[[UsageEvent], None],
 ) -> Answer:
     """Consume one response; ``on_usage`` journals each billed attempt as it arrives."""
+    silence = _Silence(publish, session_id, turn_id)
+    watch = asyncio.create_task(silence.watch(), name=f"zengine-silence-{turn_id}")
+    try:
+        return await _read(events, publish, session_id, turn_id, on_usage, silence)
+    finally:
+        watch.cancel()  # not awaited: awaiting here could swallow the turn's own cancel
+
+
+class _Silence:
+    """Tells the user the provider has gone quiet (the stream itself waits on)."""
+
+    def __init__(self, publish: Callable[[EngineEvent], None], sid: str, tid: str) -> None:
+        self._publish, self._sid, self._tid = publish, sid, tid
+        self._loop = asyncio.get_running_loop()
+        self.since = self._loop.time()
+
+    def heard(self, event: StreamEvent) -> None:
+        self.since = self._loop.time()
+        if isinstance(event, RetryEvent):  # the retry wait is announced on its own
+            self.since += event.wait_s
+
+    async def watch(self) -> None:
+        period, marks = self.since, _marks()
+        mark = next(marks)
+        while True:
+            await asyncio.sleep(max(0.0, period + mark - self._loop.time()))
+            if period != self.since:  # something arrived: count again from the start
+                period, marks = self.since, _marks()
+                mark = next(marks)
+                continue
+            text = f"waiting for the provider · {mark:g}s"
+            self._publish(Notice(session_id=self._sid, turn_id=self._tid, topic="provider",
+                                 text=text))  # fmt: skip
+            mark = next(marks)
+
+
+def _marks() -> Iterator[float]:
+    yield from WAIT_MARKS_S
+    mark = WAIT_MARKS_S[-1]
+    while True:
+        mark += 60
+        yield mark
+
+
+async def _read(
+    events: AsyncIterator[StreamEvent],
+    publish: Callable[[EngineEvent], None],
+    session_id: str,
+    turn_id: str,
+    on_usage: Callable[[UsageEvent], None],
+    silence: _Silence,
+) -> Answer:
     answer = Answer()
     async for event in events:
+        silence.heard(event)
         if isinstance(event, TextDelta):
             text = escape_surrogates(event.text)
             answer.text.append(text)
