@@ -66,3 +66,21 @@ async def test_a_server_that_answers_json_instead_of_a_stream_is_named_and_not_r
     assert "chat.completion" in error.message  # what it sent, in part
     assert KEY not in error.message
     assert "connection" not in error.message
+
+
+async def test_an_event_stream_mislabelled_as_json_is_still_read() -> None:
+    """A compatible server that streams SSE under `Content-Type: application/json` keeps
+    working: only a body that is not an event stream is refused."""
+    head = {"id": "c", "object": "chat.completion.chunk", "model": "m"}
+    chunk = {**head, "choices": [{"index": 0, "delta": {"content": "streamed"}}]}
+    done = {**head, "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}
+    body = f"data: {json.dumps(chunk)}\n\ndata: {json.dumps(done)}\n\ndata: [DONE]\n\n"
+    with RecordingServer(reply=body.encode()) as server:
+        options = ProviderOptions(model="m", kind="openai", base_url=server.url + "/v1")
+        client = build_client(options, deps=ClientDeps(environ=ENV))
+        try:
+            events = await collect(client)
+        finally:
+            await client.aclose()
+    assert text_of(events) == "streamed"
+    assert events[-1].type == "stop"

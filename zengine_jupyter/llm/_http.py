@@ -178,21 +178,37 @@ def status_error(
 
 
 _NOT_STREAMS = {"application/json": "JSON", "text/html": "an HTML page"}
+_SSE_STARTS = (b"data:", b"event:", b":", b"id:", b"retry:")
 
 
-async def _refuse_non_stream(resp: httpx.Response, host: str, secret: Secret | None) -> None:
-    """A 2xx that is plainly not an event stream (a server that ignores ``stream: true`` and
-    sends one JSON completion, a proxy's HTML page) fails at once, saying what came: asking
-    again would get the same answer."""
+async def _stream_body(
+    resp: httpx.Response, host: str, secret: Secret | None
+) -> AsyncIterator[bytes]:
+    """The body's raw chunks. A 2xx that is plainly not an event stream (a server that
+    ignores ``stream: true`` and sends one JSON completion, a proxy's HTML page) fails at
+    once, saying what came: asking again would get the same answer. (A body that starts like
+    SSE is read as SSE whatever its content type says.)"""
+    raw = resp.aiter_raw()
     ctype = resp.headers.get("content-type", "").split(";")[0].strip().lower()
     what = _NOT_STREAMS.get(ctype) or ("JSON" if ctype.endswith("+json") else None)
     if what is None:
+        async for chunk in raw:
+            yield chunk
         return
     head = b""
-    async for chunk in resp.aiter_bytes():
+    async for chunk in raw:
         head += chunk
+        if head.strip() or len(head) >= 4096:
+            break
+    if head.lstrip().startswith(_SSE_STARTS):
+        yield head
+        async for chunk in raw:
+            yield chunk
+        return
+    async for chunk in raw:
         if len(head) >= 4096:
             break
+        head += chunk
     sent = " ".join(redact(head.decode("utf-8", "replace"), secret).split())
     sent = sent if len(sent) <= 200 else sent[:197] + "..."
     raise ProviderStreamError(
@@ -231,8 +247,7 @@ async def open_stream(
             if resp.status_code >= 300:  # redirects are not followed: a key stays on its host
                 body = await resp.aread()
                 raise status_error(resp.status_code, resp.headers, body, host, secret)
-            await _refuse_non_stream(resp, host, secret)
-            yield resp.aiter_raw()
+            yield _stream_body(resp, host, secret)
     except httpx.ConnectTimeout as exc:
         raise ProviderTimeoutError(
             f"could not connect to {host} in time", hint="check the network or the base URL"
