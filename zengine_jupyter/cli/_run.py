@@ -119,6 +119,9 @@ async def _show(events: Subscription) -> None:
 
 async def _run(args: argparse.Namespace) -> int:
     project = args.project.resolve()
+    if not project.is_dir():
+        missing = "not a folder" if project.exists() else "no such folder"
+        raise ZengineError(f"{missing}: {project}", hint="give --project an existing folder")
     session_id = args.session or (_latest_session(project) if args.cont else None)
     if args.cont and session_id is None:
         raise ZengineError(f"no earlier chat for {project}", hint="drop --continue to start one")

@@ -11,6 +11,7 @@ from zengine_jupyter.config._layers import (
     FileLayerName,
     Layer,
     env_layer,
+    is_provider_key,
     layer_path,
     read_layer,
 )
@@ -58,6 +59,17 @@ class EffectiveSettings:
     trust_problem: str | None = None
     """Why trust could not be read (a damaged ``trust.json``); the project then counts as
     untrusted."""
+
+    @property
+    def provider_issues(self) -> tuple[SettingsIssue, ...]:
+        """Skipped settings that would have decided where requests go (a ``[provider]`` key, in
+        a file or a ``ZENGINE_*`` override), from a layer that applies: the
+        model client must not fall back to a default endpoint while any is listed. An
+        untrusted project's are left out: its provider settings are withheld anyway."""
+        applies = _USER_LEVEL if not self.trusted else _USER_LEVEL | {"project", "local"}
+        return tuple(
+            issue for issue in self.issues if issue.layer in applies and is_provider_key(issue.key)
+        )
 
     def source_of(self, key: str) -> LayerName:
         """The layer a flattened key came from (``default`` when no file set it)."""

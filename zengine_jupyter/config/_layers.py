@@ -1,7 +1,10 @@
 """Reading one settings layer: a TOML file (or its v1 predecessor) or the environment.
 
 A layer that does not parse or validate is skipped whole and reported with its file, the line
-or key, and the reason; the caller goes on with the other layers.
+or key, and the reason; the caller goes on with the other layers. A skipped layer that would
+have said where requests go (a ``[provider]`` key) is also reported under that key: the chat
+then refuses to call any provider rather than fall back to a default endpoint with the user's
+key (see ``EffectiveSettings.provider_issues``).
 """
 
 from __future__ import annotations
@@ -25,9 +28,11 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ENV_OVERRIDES",
+    "PROVIDER_KEYS",
     "FileLayerName",
     "Layer",
     "env_layer",
+    "is_provider_key",
     "layer_path",
     "read_layer",
     "read_toml",
@@ -44,6 +49,17 @@ ENV_OVERRIDES: dict[str, tuple[str, str]] = {
     "ZENGINE_SHELL": ("shell", "program"),
 }
 """Environment variables that beat every file layer, and the key each sets."""
+
+PROVIDER_KEYS = ("provider",)
+"""Settings that decide which host receives the prompt and the key: an issue under one of
+these (or an override of one) stops the chat's model client instead of being skipped.
+(``model.main`` picks the public endpoint only without a base URL, and a broken one falls
+back to the user's own model, so it is not among them.)"""
+
+_DESTINATION_TEXT = re.compile(
+    r"^\s*(?:\[\s*provider\s*[\].]|provider\s*[.=]|base_url\s*=)",
+    re.MULTILINE,
+)
 
 _FILES: dict[FileLayerName, str] = {
     "user": "settings.toml",
@@ -106,21 +122,69 @@ def read_layer(name: FileLayerName, path: Path) -> tuple[Layer | None, list[Sett
     except OSError as exc:
         return None, [issue(f"cannot be read: {exc.strerror or exc}")]
     except UnicodeDecodeError:
-        return None, [issue("is not UTF-8 text")]
+        text = source.read_bytes().decode("utf-8", "replace")
+        return None, _with_destination([issue("is not UTF-8 text")], text, None, issue)
     except tomllib.TOMLDecodeError as exc:
         found = re.search(r"\(at line (\d+), column \d+\)", str(exc))
         reason = re.sub(r"\s*\(at line \d+, column \d+\)", "", str(exc))
-        return None, [issue(f"not valid TOML: {reason}", line=int(found[1]) if found else None)]
+        problem = issue(f"not valid TOML: {reason}", line=int(found[1]) if found else None)
+        return None, _with_destination([problem], _text_of(source), None, issue)
     if from_v1:
         try:
             data = convert_v1(data)
         except V1Error as exc:
-            return None, [issue(exc.reason, key=exc.key, line=line_of(text, (exc.key,)))]
+            problem = issue(exc.reason, key=exc.key, line=line_of(text, (exc.key,)))
+            return None, _with_destination([problem], text, None, issue)
     try:
         Settings.model_validate(data)
     except ValidationError as exc:
-        return None, [_validation_issue(issue, err, text, from_v1) for err in exc.errors()]
+        issues = [_validation_issue(issue, err, text, from_v1) for err in exc.errors()]
+        return None, _with_destination(issues, text, data, issue)
     return Layer(name=name, data=data, path=source, from_v1=from_v1), []
+
+
+def _text_of(path: Path) -> str:
+    """A file's text for a best-effort look (undecodable bytes replaced, unreadable: empty)."""
+    try:
+        return path.read_bytes().decode("utf-8", "replace")
+    except OSError:
+        return ""
+
+
+def is_provider_key(key: str | None) -> bool:
+    """Whether a dotted settings key (or a ``ZENGINE_*`` override) decides the destination."""
+    if key in ENV_OVERRIDES:
+        key = ".".join(ENV_OVERRIDES[key])
+    return key is not None and any(
+        key == prefix or key.startswith(f"{prefix}.") for prefix in PROVIDER_KEYS
+    )
+
+
+def _sets_destination(text: str, data: Mapping[str, Any] | None) -> str | None:
+    """The destination key a skipped layer sets (``provider.base_url``, ...), if any."""
+    if data is not None:
+        provider = data.get("provider")
+        if isinstance(provider, dict) and provider:
+            return "provider." + next(iter(provider)) if len(provider) == 1 else "provider"
+        return None
+    return "provider" if _DESTINATION_TEXT.search(text) else None
+
+
+def _with_destination(
+    issues: list[SettingsIssue],
+    text: str,
+    data: Mapping[str, Any] | None,
+    make: Callable[..., SettingsIssue],
+) -> list[SettingsIssue]:
+    """``issues``, plus one under the destination key when the skipped layer set one and no
+    issue names it already."""
+    if any(is_provider_key(i.key) for i in issues):
+        return issues
+    key = _sets_destination(text, data)
+    if key is None:
+        return issues
+    reason = "is not applied: the layer is skipped for the other problem listed with it"
+    return [*issues, make(reason, key=key, line=line_of(text, tuple(key.split("."))))]
 
 
 def _validation_issue(

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
 from zengine_jupyter.config import add_rule_to_layer
+from zengine_jupyter.engine._failures import describe_failure, log_failure
 from zengine_jupyter.host import run_hooks
 from zengine_jupyter.policy import CallView, suggest_rule
 from zengine_jupyter.protocol._errors import ToolError, ZengineError
@@ -26,6 +27,7 @@ from zengine_jupyter.protocol._events import (
 )
 from zengine_jupyter.protocol._hooks import HookPayload
 from zengine_jupyter.protocol._records import ApprovalRecord, ToolResultRecord, new_id
+from zengine_jupyter.protocol._text import escape_surrogates
 
 if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable, Mapping
@@ -82,25 +84,29 @@ def summarise(tool: str, arguments: Mapping[str, Any]) -> str:
 async def run_call(
     env: CallEnv, call: RecordedToolCall, bad_arguments: str | None = None
 ) -> tuple[ToolResultRecord, ToolOutput | None]:
-    """Decide, run and record one call; never raises for the model's mistakes."""
+    """Decide, run and record one call. Never raises for the model's mistakes nor for a tool
+    that fails: whatever parsing, the tool's paths, the gate or the tool raise becomes this
+    call's error result (``_failures``), and the turn goes on. ``bad_arguments``: why the
+    arguments cannot be used at all (``Answer.bad_calls``)."""
     tool = env.tools.get(call.name)
     if tool is None:
         known = ", ".join(sorted(env.tools))
         return _finish(env, call, f"there is no tool {call.name!r}; tools: {known}", True), None
     if bad_arguments is not None:
-        text = f"{call.name}: the arguments were not a JSON object: {bad_arguments[:200]}"
-        return _finish(env, call, text, True), None
+        return _finish(env, call, f"{call.name}: {bad_arguments}", True), None
     try:
         args = tool.parse(dict(call.input))
+        view = CallView(
+            tool.name,
+            "mcp" if tool.name.startswith("mcp__") else tool.kind,
+            tuple(tool.paths(args, env.ctx)),
+            tool.command(args),
+        )
+        refusal = await _permit(env, call, view)
     except ToolError as exc:
         return _finish(env, call, str(exc), True), None
-    view = CallView(
-        tool.name,
-        "mcp" if tool.name.startswith("mcp__") else tool.kind,
-        tuple(tool.paths(args, env.ctx)),
-        tool.command(args),
-    )
-    refusal = await _permit(env, call, view)
+    except Exception as exc:  # a path the system refuses, a NUL, a bug: the model hears of it
+        return _finish(env, call, await _failure(env, call, exc), True), None
     if refusal is not None:
         return _finish(env, call, refusal, True), None
     env.journal.publish(ToolCallStarted(session_id=env.session_id, turn_id=env.turn_id,
@@ -111,11 +117,23 @@ async def run_call(
         return _finish(env, call, str(exc), True), None
     except ZengineError as exc:  # a part below failed in a way the model should hear about
         return _finish(env, call, f"{call.name} failed: {exc}", True), None
+    except Exception as exc:  # OSError, ValueError, a bug in the tool
+        return _finish(env, call, await _failure(env, call, exc), True), None
     if env.after_tool is not None:
-        output = await env.after_tool(call, tool, output)
+        try:
+            output = await env.after_tool(call, tool, output)
+        except Exception as exc:  # an extension's extra (diagnostics) failed: the result stands
+            await log_failure(env.session_id, f"{call.name} (after_tool)", exc)
     await _post_hook(env, call, output.content, output.is_error)
     artifact = str(output.artifact) if output.artifact else None
     return _finish(env, call, output.content, output.is_error, artifact, output.diff), output
+
+
+async def _failure(env: CallEnv, call: RecordedToolCall, exc: Exception) -> str:
+    logged = None
+    if not isinstance(exc, OSError | ValueError):
+        logged = await log_failure(env.session_id, call.name, exc)
+    return describe_failure(call.name, exc, env.root, logged)
 
 
 async def _permit(env: CallEnv, call: RecordedToolCall, view: CallView) -> str | None:
@@ -230,6 +248,8 @@ def _finish(
     artifact: str | None = None,
     diff: str | None = None,
 ) -> ToolResultRecord:
+    output = escape_surrogates(output)  # a file name that is not UTF-8, say: shown escaped
+    diff = escape_surrogates(diff) if diff is not None else None
     record = ToolResultRecord(
         tool_call_id=call.id, name=call.name, output=output, is_error=is_error, artifact=artifact
     )

@@ -123,7 +123,7 @@ class Session:
         state = writer.state()
         meter = CostMeter(total_usd=state.cost_usd, unknown=state.unpriced_requests)
         effective = settings.settings
-        provider = provider_options(effective)
+        provider = provider_options(effective, settings.provider_issues)
         if options.model:
             provider = replace(provider, model=options.model)
         client = options.client or build_client(provider, "main", client_deps(effective, meter))
@@ -184,7 +184,8 @@ class Session:
         policy = PermissionPolicy.from_settings(self.settings.settings.permissions, self.root)
         self.gate.policy = replace(policy, mode=mode)
         self.ctx.additional_directories = policy.additional_directories
-        await self.set_provider(provider_options(self.settings.settings))
+        settings = self.settings
+        await self.set_provider(provider_options(settings.settings, settings.provider_issues))
         for extension in self.extensions:
             await extension.reload(self)
 
@@ -235,7 +236,9 @@ class Session:
                               withheld=list(dict.fromkeys(w.key for w in self.settings.withheld)))
             )  # fmt: skip
         for issue in self.settings.issues:
-            self._startup.append(Notice(session_id=self.id, topic="settings", text=str(issue)))
+            self._startup.append(
+                Notice(session_id=self.id, topic="settings", text=issue.describe())
+            )
 
     def announce(self, event: EngineEvent) -> None:
         """A start-up event from an extension (sandbox off, say): published now and replayed

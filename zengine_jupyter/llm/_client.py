@@ -1,8 +1,10 @@
 """The ``ModelClient`` port and the client the engine uses: retries, fallbacks, cost.
 
 ``build_client`` never raises for a bad setup: a client that cannot be built (no key for a
-remote host, a malformed URL) is a ``FailingClient`` that fails each request with the reason,
-so the chat still opens and says what to fix.
+remote host, a malformed URL, a provider setting that was set but is invalid:
+``ProviderOptions.invalid``) is a ``FailingClient`` that fails each request with the reason,
+so the chat still opens and says what to fix. A setup problem never falls back to another
+host.
 
 Retries: a temporary failure (``ProviderError.retryable``) is tried again, up to
 ``RetryPolicy.attempts`` in total, after 0.5 s, 1 s, 2 s, ... (at most 16 s), or what the
@@ -77,7 +79,29 @@ class ClientDeps:
     cost_cap_usd: float | None = None
 
 
-def _error_event(exc: ProviderError, model: str | None, after_text: bool) -> ErrorEvent:
+_NOT_RETRIED = (
+    "part of the answer had arrived, so it is not retried (that could repeat it); "
+    "send your message again to go on"
+)
+
+
+def _final_hint(exc: ProviderError, after_text: bool, attempts: int) -> str | None:
+    """The hint of a failure that ends the stream: true about what was retried."""
+    if after_text:
+        return _NOT_RETRIED
+    hint = exc.hint
+    if hint and "retried automatically" in hint:
+        first = hint.split(";")[0].strip()
+        hint = first if "retried automatically" not in first else None
+    if exc.retryable and attempts > 1:
+        tried = f"tried {attempts} times"
+        hint = f"{hint}; {tried}" if hint else f"{tried}; try again later"
+    return hint
+
+
+def _error_event(
+    exc: ProviderError, model: str | None, after_text: bool, attempts: int = 1
+) -> ErrorEvent:
     kind = "provider"
     if isinstance(exc, ProviderTimeoutError):
         kind = "timeout"
@@ -89,7 +113,7 @@ def _error_event(exc: ProviderError, model: str | None, after_text: bool) -> Err
         kind = "cost_cap"
     return ErrorEvent(
         message=exc.message,
-        hint=exc.hint,
+        hint=_final_hint(exc, after_text, attempts),
         status=exc.status,
         kind=kind,
         model=model,
@@ -168,7 +192,9 @@ class ProviderClient:
         for position, model in enumerate(self.models):
             call = self._call(request, model)
             failure: ProviderError | None = None
+            tried = 0
             for attempt in range(1, policy.attempts + 1):
+                tried = attempt
                 try:
                     async for event in self.adapter.events(request, call):
                         if type(event) is UsageEvent:
@@ -196,7 +222,7 @@ class ProviderClient:
             assert failure is not None
             following = self.models[position + 1 :]
             if not following or failure.status in _NO_FALLBACK_STATUSES:
-                yield _error_event(failure, model, after_text=False)
+                yield _error_event(failure, model, after_text=False, attempts=tried)
                 return
             yield FallbackEvent(from_model=model, to_model=following[0], reason=failure.message)
 
@@ -227,6 +253,11 @@ def build_client(
     endpoint: the cassette too; otherwise the live one. Without a model and a base URL, an
     OpenAI key alone (no Anthropic one) picks OpenAI's endpoint."""
     deps = deps or ClientDeps()
+    if options.invalid:
+        return FailingClient(ProviderSetupError(
+            f"{options.invalid[0]}; no request is sent to any provider until it is fixed",
+            hint="fix or remove that setting (`zengine settings --layers` lists every layer)",
+        ))  # fmt: skip
     chosen = (options.model_for(role) or "").strip() or None
     if options.kind == "replay" and not options.record:
         if not options.cassette:
@@ -260,7 +291,7 @@ OPENAI_HOST = "api.openai.com"
 def replay_cassette(options: ProviderOptions, deps: ClientDeps | None = None) -> Path | None:
     """The cassette :func:`build_client` would replay for these options (None: a live model),
     without building a client: for status lines. Set up but keyless, it is the cassette."""
-    if options.record or not options.cassette:
+    if options.record or not options.cassette or options.invalid:
         return None
     cassette = Path(options.cassette).expanduser()
     if options.kind == "replay":

@@ -21,6 +21,7 @@ from zengine_jupyter.protocol import (
     ProviderStatusError,
     ProviderStreamError,
     ProviderTimeoutError,
+    escape_surrogates_in,
 )
 
 if TYPE_CHECKING:
@@ -51,7 +52,7 @@ def redact(text: str, secret: Secret | None = None) -> str:
     return _KEYISH.sub("[redacted]", text)
 
 
-MALFORMED = (KeyError, TypeError, AttributeError, IndexError, ValueError)
+MALFORMED = (KeyError, TypeError, AttributeError, IndexError, ValueError, RecursionError)
 """What reading an event of an unexpected shape raises (pydantic's ValidationError included)."""
 
 
@@ -176,6 +177,59 @@ def status_error(
     )
 
 
+_NOT_STREAMS = {"application/json": "JSON", "text/html": "an HTML page"}
+_SSE_STARTS = (b"data:", b"event:", b":", b"id:", b"retry:")
+
+
+async def _stream_body(
+    resp: httpx.Response, host: str, secret: Secret | None
+) -> AsyncIterator[bytes]:
+    """The body's raw chunks. A 2xx that is plainly not an event stream (a server that
+    ignores ``stream: true`` and sends one JSON completion, a proxy's HTML page) fails at
+    once, saying what came: asking again would get the same answer. (A body that starts like
+    SSE is read as SSE whatever its content type says.)"""
+    raw = resp.aiter_raw()
+    ctype = resp.headers.get("content-type", "").split(";")[0].strip().lower()
+    what = _NOT_STREAMS.get(ctype) or ("JSON" if ctype.endswith("+json") else None)
+    if what is None:
+        async for chunk in raw:
+            yield chunk
+        return
+    head = b""
+    async for chunk in raw:
+        head += chunk
+        if head.strip() or len(head) >= 4096:
+            break
+    if head.lstrip().startswith(_SSE_STARTS):
+        yield head
+        async for chunk in raw:
+            yield chunk
+        return
+    async for chunk in raw:
+        if len(head) >= 4096:
+            break
+        head += chunk
+    sent = " ".join(redact(head.decode("utf-8", "replace"), secret).split())
+    sent = sent if len(sent) <= 200 else sent[:197] + "..."
+    raise ProviderStreamError(
+        f"{host} answered with {what} instead of a stream: {sent}",
+        hint="the server ignored stream=true; check that provider.base_url is its streaming API "
+        "(OpenAI-compatible .../v1, or Anthropic's host) and provider.kind",
+        status=resp.status_code,
+        retryable=False,
+    )
+
+
+def _body(payload: dict[str, Any]) -> bytes:
+    """The request body as UTF-8 JSON; text UTF-8 cannot encode (a lone surrogate kept in the
+    log) is sent as the visible ``\\ud800``, so the body is always valid."""
+    try:
+        return json.dumps(payload, ensure_ascii=False, separators=(",", ":")).encode()
+    except UnicodeEncodeError:
+        shown = escape_surrogates_in(payload)
+        return json.dumps(shown, ensure_ascii=False, separators=(",", ":")).encode()
+
+
 @contextlib.asynccontextmanager
 async def open_stream(
     http: httpx.AsyncClient,
@@ -187,13 +241,13 @@ async def open_stream(
     """POST ``payload``; the body's raw chunks inside the block. Any httpx error, in the
     request or while the block reads the body, leaves as a ``ProviderError``."""
     host = httpx.URL(url).host
-    content = json.dumps(payload, ensure_ascii=False, separators=(",", ":")).encode()
+    content = _body(payload)
     try:
         async with http.stream("POST", url, headers=headers, content=content) as resp:
             if resp.status_code >= 300:  # redirects are not followed: a key stays on its host
                 body = await resp.aread()
                 raise status_error(resp.status_code, resp.headers, body, host, secret)
-            yield resp.aiter_raw()
+            yield _stream_body(resp, host, secret)
     except httpx.ConnectTimeout as exc:
         raise ProviderTimeoutError(
             f"could not connect to {host} in time", hint="check the network or the base URL"

@@ -91,6 +91,10 @@ class ProviderOptions:
     record: str | None = None
     """Write every answer of the live provider to this cassette (``zengine cassette record``)."""
     retry: RetryPolicy = field(default_factory=RetryPolicy)
+    invalid: tuple[str, ...] = ()
+    """Provider settings that were set but are not valid, each a sentence naming the setting
+    and where it is: while any is listed, ``build_client`` gives a client that fails every
+    request (it never falls back to a default endpoint, which would get the prompt and key)."""
 
     def model_for(self, role: Role) -> str | None:
         """``model.fast`` and ``model.review`` default to ``model.main`` (None: unset)."""

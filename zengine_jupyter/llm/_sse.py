@@ -8,12 +8,25 @@ are not needed by model streams and are ignored.
 from __future__ import annotations
 
 import codecs
-from typing import TYPE_CHECKING
+import json
+from typing import TYPE_CHECKING, Any
+
+from pydantic_core import from_json
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator
 
-__all__ = ["SSEDecoder", "aiter_sse"]
+__all__ = ["SSEDecoder", "aiter_sse", "event_json"]
+
+
+def event_json(data: str) -> Any:
+    """An event's JSON data. pydantic-core's parser (about twice as fast as ``json``) refuses a
+    lone-surrogate escape (``"\\ud800"``), which is still valid JSON: ``json`` reads that
+    event, and the engine shows the character escaped. ``ValueError`` if it is not JSON."""
+    try:
+        return from_json(data)
+    except ValueError:
+        return json.loads(data)
 
 
 class SSEDecoder:

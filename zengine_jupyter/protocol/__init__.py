@@ -173,6 +173,11 @@ if TYPE_CHECKING:
         ComponentStatus,
         DoctorReport,
     )
+    from zengine_jupyter.protocol._text import (
+        escape_surrogates,
+        escape_surrogates_in,
+        find_surrogate,
+    )
     from zengine_jupyter.protocol._tools import (
         TOOL_NAME_PATTERN,
         ToolDefinition,
@@ -381,6 +386,9 @@ __all__ = [
     "VerificationOutcome",
     "WithheldSetting",
     "ZengineError",
+    "escape_surrogates",
+    "escape_surrogates_in",
+    "find_surrogate",
     "message_from_records",
     "new_id",
 ]
@@ -553,6 +561,9 @@ __getattr__, __dir__ = _lazy_exports(
         "VerificationOutcome": "_verification",
         "WithheldSetting": "_settings",
         "ZengineError": "_errors",
+        "escape_surrogates": "_text",
+        "escape_surrogates_in": "_text",
+        "find_surrogate": "_text",
         "message_from_records": "_llm",
         "new_id": "_records",
     },

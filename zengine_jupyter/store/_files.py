@@ -7,6 +7,7 @@ import fcntl
 import os
 import re
 import secrets
+import time
 from typing import TYPE_CHECKING
 
 from zengine_jupyter.protocol._errors import SessionLockedError, SessionNotFoundError
@@ -74,9 +75,11 @@ class WriterLock:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
-            holder = _read_pid(fd)
+            holder = _holder_pid(fd)
             os.close(fd)
-            who = "this process" if holder == os.getpid() else f"process {holder or '?'}"
+            who = "this process" if holder == os.getpid() else f"process {holder}"
+            if holder is None:
+                who = "another process (its id is not recorded yet)"
             raise SessionLockedError(
                 f"chat {session_id} is already open for writing by {who} ({path})",
                 hint="close it there first, or open it read-only (`zengine sessions show`)",
@@ -94,6 +97,18 @@ class WriterLock:
         fd, self._fd = self._fd, None
         if fd is not None:
             os.close(fd)
+
+
+_PID_WAIT_S = 0.25
+
+
+def _holder_pid(fd: int) -> int | None:
+    """The lock holder's pid. A holder writes it just after taking the lock, so a racing
+    opener may find the file empty: it looks again for a moment before giving up."""
+    deadline = time.monotonic() + _PID_WAIT_S
+    while (pid := _read_pid(fd)) is None and time.monotonic() < deadline:
+        time.sleep(0.01)
+    return pid
 
 
 def _read_pid(fd: int) -> int | None:

@@ -29,7 +29,7 @@ from zengine_jupyter.protocol._records import (
     TurnStartRecord,
     UsageRecord,
 )
-from zengine_jupyter.store._lines import SkippedLine
+from zengine_jupyter.store._lines import SkippedLine, record_line
 from zengine_jupyter.store._meta import meta_from_state, write_meta
 from zengine_jupyter.store._replay import replay
 
@@ -151,7 +151,7 @@ def import_v1(root: Path, session_id: str) -> V1Chat | None:
         tmp.mkdir()
         (tmp / "agents").mkdir()
         (tmp / "artifacts").mkdir()
-        log = b"".join(type(r).__pydantic_serializer__.to_json(r) + b"\n" for r in chat.records)
+        log = b"".join(record_line(r) + b"\n" for r in chat.records)
         (tmp / "log.jsonl").write_bytes(log)
         write_meta(tmp / "meta.json", meta_from_state(session_id, replay(chat.records), len(log)))
         tmp.rename(root / session_id)

@@ -6,6 +6,10 @@ shape is *skipped* and reported with its line number; a line of a ``kind`` this
 version does not know is kept as an :class:`UnknownRecord`. Bytes after the last
 newline are the *tail*: a half-written line when a writer was killed. What to do with
 it (cut or complete) is the writer's decision (``_writer.py``); a reader ignores it.
+
+Text that UTF-8 cannot encode (a lone surrogate from a model's JSON escape, a file name in
+surrogateescape) is written as JSON escapes (``record_line``) and read back exactly: the fast
+reader refuses such escapes, so those lines alone take the ``json`` module's path.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, get_args
 
 from pydantic import TypeAdapter, ValidationError
+from pydantic_core import PydanticSerializationError
 
 from zengine_jupyter.protocol._records import LogRecord, UnknownRecord
 
@@ -30,6 +35,7 @@ __all__ = [
     "SkippedLine",
     "gc_paused",
     "parse_line",
+    "record_line",
     "scan_bytes",
     "scan_file",
     "validate_line",
@@ -71,6 +77,27 @@ class LogScan:
         return sum(1 for s in self.skipped if s.reason == "damaged")
 
 
+def record_line(record: LogRecord) -> bytes:
+    """``record`` as one JSON line (no newline). Text UTF-8 cannot encode is kept as JSON
+    escapes (``"\\ud800"``), which the readers here decode back to the same text."""
+    try:
+        return type(record).__pydantic_serializer__.to_json(record)
+    except PydanticSerializationError:
+        data = record.model_dump(mode="json")
+        return json.dumps(data, ensure_ascii=True, separators=(",", ":")).encode("ascii")
+
+
+def _escaped(line: bytes, error: ValidationError) -> LogRecord | None:
+    """The record on a line the fast reader refused as JSON, read by ``json`` (which decodes
+    lone-surrogate escapes); None if it is not one either."""
+    if error.errors(include_url=False)[0]["type"] != "json_invalid":
+        return None
+    try:
+        return LOG_RECORD.validate_python(json.loads(line))
+    except (ValueError, RecursionError):  # ValidationError is a ValueError
+        return None
+
+
 def _classify(line: bytes, number: int, error: ValidationError) -> UnknownRecord | SkippedLine:
     if not line.strip():
         return SkippedLine(number, "blank", "blank line")
@@ -99,7 +126,13 @@ def validate_line(line: bytes) -> LogRecord:
     ``id`` and ``ts`` have defaults for building records in code, but a line without
     them is damaged: a default would make each read of the log differ.
     """
-    record = LOG_RECORD.validate_json(line)
+    try:
+        record = LOG_RECORD.validate_json(line)
+    except ValidationError as exc:
+        escaped = _escaped(line, exc)
+        if escaped is None:
+            raise
+        record = escaped
     if not record.__pydantic_fields_set__ >= _STAMPED:
         raise ValueError(_MISSING)
     return record
@@ -110,7 +143,10 @@ def parse_line(line: bytes, number: int) -> LogRecord | UnknownRecord | SkippedL
     try:
         record = LOG_RECORD.validate_json(line)
     except ValidationError as exc:
-        return _classify(line, number, exc)
+        escaped = _escaped(line, exc)
+        if escaped is None:
+            return _classify(line, number, exc)
+        record = escaped
     if not record.__pydantic_fields_set__ >= _STAMPED:
         return SkippedLine(number, "damaged", _MISSING)
     return record
@@ -161,6 +197,10 @@ def _scan(data: bytes) -> LogScan:
             else:
                 skipped.append(SkippedLine(number, "damaged", _MISSING))
         except ValidationError as exc:
+            escaped = _escaped(line, exc)
+            if escaped is not None and stamped(escaped.__pydantic_fields_set__):
+                append(escaped)
+                continue
             outcome = _classify(line, number, exc)
             if isinstance(outcome, UnknownRecord):
                 unknown.append(outcome)

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Literal
 
 from pydantic import ValidationError
+from pydantic_core import PydanticSerializationError
 
 from zengine_jupyter.protocol._records import MessageRecord
 from zengine_jupyter.protocol._sessions import SessionMeta
+from zengine_jupyter.protocol._text import escape_surrogates, escape_surrogates_in
 from zengine_jupyter.store._files import atomic_write
 
 if TYPE_CHECKING:
@@ -38,7 +41,7 @@ def meta_from_state(session_id: str, state: ResumeState, log_size: int) -> Sessi
     """The meta a chat's log implies (the same log always gives the same meta)."""
     return SessionMeta(
         id=session_id,
-        title=state.title or _default_title(state),
+        title=escape_surrogates(state.title or _default_title(state)),
         created=state.created or EPOCH,
         updated=state.updated or EPOCH,
         cost_usd=state.cost_usd,
@@ -72,4 +75,9 @@ def check_meta(path: Path, expected: SessionMeta) -> MetaProblem | None:
 
 
 def write_meta(path: Path, meta: SessionMeta) -> None:
-    atomic_write(path, meta.model_dump_json(indent=2).encode() + b"\n")
+    try:
+        data = meta.model_dump_json(indent=2).encode()
+    except PydanticSerializationError:  # a title UTF-8 cannot encode: shown escaped
+        shown = escape_surrogates_in(meta.model_dump(mode="json"))
+        data = json.dumps(shown, indent=2, ensure_ascii=False).encode()
+    atomic_write(path, data + b"\n")

@@ -18,7 +18,13 @@ from typing import TYPE_CHECKING, Self
 
 from zengine_jupyter.protocol._errors import StoreError
 from zengine_jupyter.store._files import atomic_write, check_id, write_all
-from zengine_jupyter.store._lines import LogScan, SkippedLine, scan_file, validate_line
+from zengine_jupyter.store._lines import (
+    LogScan,
+    SkippedLine,
+    record_line,
+    scan_file,
+    validate_line,
+)
 from zengine_jupyter.store._meta import MetaProblem, meta_from_state, write_meta
 
 if TYPE_CHECKING:
@@ -138,7 +144,7 @@ class SessionWriter:
         fd = self._fd
         if fd < 0:
             raise StoreError(f"chat {self.id} is closed", hint="open it again to append")
-        line = type(record).__pydantic_serializer__.to_json(record) + b"\n"
+        line = record_line(record) + b"\n"
         if self._torn:  # an earlier write stopped mid-line: end that line first
             line = b"\n" + line
         try:
@@ -164,7 +170,7 @@ class SessionWriter:
             agents.mkdir(exist_ok=True)
             fd, _, _ = open_log_for_append(agents / f"{agent_id}.jsonl", self.folder)
             self._agents[agent_id] = fd
-        write_all(fd, type(record).__pydantic_serializer__.to_json(record) + b"\n")
+        write_all(fd, record_line(record) + b"\n")
 
     def save_artifact(self, name: str, data: bytes) -> str:
         """Keep ``data`` (a long output, a check log, an image) under ``artifacts/``."""

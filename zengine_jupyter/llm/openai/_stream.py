@@ -12,10 +12,8 @@ import json
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from pydantic_core import from_json
-
 from zengine_jupyter.llm._http import MALFORMED, LazyHttp, malformed, open_stream, redact
-from zengine_jupyter.llm._sse import SSEDecoder
+from zengine_jupyter.llm._sse import SSEDecoder, event_json
 from zengine_jupyter.llm.openai._request import build_body
 from zengine_jupyter.protocol import (
     ProviderConnectionError,
@@ -84,7 +82,7 @@ class _Call:
         raw = "".join(self.args)
         try:
             parsed = json.loads(raw) if raw.strip() else {}
-        except ValueError:
+        except (ValueError, RecursionError):  # RecursionError: nested too deep to be arguments
             parsed = None
         invalid = None if isinstance(parsed, dict) else raw
         return ToolCallEnd(
@@ -182,7 +180,7 @@ class OpenAIAdapter:
                         if data == "[DONE]":
                             state.done = True
                             break
-                        obj = from_json(data)  # pydantic-core: about twice as fast as json.loads
+                        obj = event_json(data)
                         choices = obj.get("choices")
                         if choices and len(choices) == 1 and not obj.get("usage"):
                             delta = choices[0].get("delta")
