@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 import logging
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TextIO
@@ -54,7 +55,15 @@ _TAIL_BYTES = 4096
 
 
 class ConnectionLost(Exception):
-    """The connection is gone (process exited, socket dropped); the request did not complete."""
+    """The connection is gone (process exited, socket dropped); the request did not complete.
+
+    ``in_flight``: the request had been handed to the connection, so the server may have
+    received it and acted on it; ``False`` when the connection was known dead before it left.
+    """
+
+    def __init__(self, reason: str, *, in_flight: bool = False) -> None:
+        super().__init__(reason)
+        self.in_flight = in_flight
 
 
 class RequestRejected(Exception):
@@ -79,11 +88,39 @@ class ConnectSpec:
     startup_timeout_s: float
 
 
+class _Delivery:
+    """One request's HTTP fate: ``refused`` once a POST for it could not even connect."""
+
+    __slots__ = ("refused",)
+
+    def __init__(self) -> None:
+        self.refused = False
+
+
+_DELIVERY: contextvars.ContextVar[_Delivery | None] = contextvars.ContextVar(
+    "zengine_mcp_delivery", default=None
+)
+"""Set by :meth:`Connection.request`; the SDK sends each POST in its sender's context."""
+
+
+class _RefusalAwareClient(httpx2.AsyncClient):
+    """Notes a refused connection (nothing of the request left) for the request being sent."""
+
+    async def send(self, request: httpx2.Request, **kwargs: Any) -> httpx2.Response:
+        try:
+            return await super().send(request, **kwargs)
+        except httpx2.ConnectError:
+            delivery = _DELIVERY.get()
+            if delivery is not None:
+                delivery.refused = True
+            raise
+
+
 @contextlib.asynccontextmanager
 async def _http_transport(url: str, headers: Mapping[str, str]) -> AsyncIterator[TransportStreams]:
     timeout = httpx2.Timeout(30.0, read=300.0)
     async with (
-        httpx2.AsyncClient(headers=dict(headers), timeout=timeout) as http,
+        _RefusalAwareClient(headers=dict(headers), timeout=timeout) as http,
         streamable_http_client(url, http_client=http) as streams,
     ):
         yield streams
@@ -108,10 +145,12 @@ class Connection:
         self._on_lists = on_lists
         self._errlog: TextIO | None = None
         self._log_offset = 0
+        self._lost = False
+        """A request saw the connection drop, before :meth:`run` has noticed (it soon will)."""
 
     @property
     def alive(self) -> bool:
-        return self.client is not None and not self.ended.is_set()
+        return self.client is not None and not self.ended.is_set() and not self._lost
 
     def stop(self) -> None:
         self._stop.set()
@@ -222,18 +261,30 @@ class Connection:
         self.prompts = await _all_pages(client.list_prompts, "prompts") if caps.prompts else []
 
     async def request(self, call: Callable[[Client], Awaitable[Any]]) -> Any:
-        """Run ``call`` on the live client, translating a dropped connection and errors."""
+        """Run ``call`` on the live client, translating a dropped connection and errors.
+
+        A drop after the request was handed over raises ``ConnectionLost(in_flight=True)``
+        (the server may have acted on it) and marks the connection dead at once, so the next
+        request reconnects first. Only a refused HTTP connection proves nothing was sent; a
+        stdio pipe cannot tell a request read just before the crash from one never read.
+        """
         client = self.client
-        if client is None or self.ended.is_set():
+        if client is None or not self.alive:
             raise ConnectionLost(self.lost_reason())
+        delivery = _Delivery()
+        token = _DELIVERY.set(delivery)
         try:
             return await call(client)
         except MCPError as exc:
             if exc.code == types.CONNECTION_CLOSED:
-                raise ConnectionLost(self.lost_reason()) from exc
+                self._lost = True
+                raise ConnectionLost(self.lost_reason(), in_flight=not delivery.refused) from exc
             raise RequestRejected(exc.message) from exc
         except (anyio.ClosedResourceError, anyio.BrokenResourceError, httpx2.TransportError) as exc:
-            raise ConnectionLost(self.lost_reason()) from exc
+            self._lost = True
+            raise ConnectionLost(self.lost_reason(), in_flight=not delivery.refused) from exc
+        finally:
+            _DELIVERY.reset(token)
 
     def stderr_tail(self) -> str:
         """The last non-empty line a stdio server wrote to stderr in this connection."""
