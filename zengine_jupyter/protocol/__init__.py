@@ -26,6 +26,7 @@ if TYPE_CHECKING:
         CheckpointsOff,
         CodeRestore,
         NotStored,
+        OtherChatEdits,
         RewindPoint,
         RewindResult,
     )
@@ -296,6 +297,7 @@ __all__ = [
     "NotAvailableError",
     "NotStored",
     "Notice",
+    "OtherChatEdits",
     "PanelRequest",
     "PlanRecord",
     "ProcessError",
@@ -467,6 +469,7 @@ __getattr__, __dir__ = _lazy_exports(
         "NotAvailableError": "_errors",
         "NotStored": "_checkpoint",
         "Notice": "_events",
+        "OtherChatEdits": "_checkpoint",
         "PanelRequest": "_wire",
         "PlanRecord": "_records",
         "ProcessError": "_errors",
