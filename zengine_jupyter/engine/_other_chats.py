@@ -55,19 +55,22 @@ class ChatEdits:
     edits: tuple[_Edit, ...]
 
 
-def _relative(raw: object, root: Path) -> str | None:
-    """``raw`` (a tool's ``path`` input) relative to ``root``; None outside it or not a path."""
+def _relative(raw: object, roots: tuple[Path, ...]) -> str | None:
+    """``raw`` (a tool's ``path`` input) relative to the project (``roots``: as recorded and
+    resolved); None outside it or not a path."""
     if not isinstance(raw, str) or not raw or "\0" in raw:
         return None
-    path = Path(os.path.normpath(root / raw))
-    try:
-        rel = path.relative_to(root)
-    except ValueError:
-        return None
-    return None if rel == Path() else PurePosixPath(rel).as_posix()
+    for root in roots:
+        path = Path(os.path.normpath(root / raw))
+        try:
+            rel = path.relative_to(root)
+        except ValueError:
+            continue
+        return None if rel == Path() else PurePosixPath(rel).as_posix()
+    return None
 
 
-def _edits(records: Iterable[LogRecord], root: Path) -> list[_Edit]:
+def _edits(records: Iterable[LogRecord], roots: tuple[Path, ...]) -> list[_Edit]:
     calls: dict[str, RecordedToolCall] = {}
     found: list[_Edit] = []
     for record in records:
@@ -82,7 +85,7 @@ def _edits(records: Iterable[LogRecord], root: Path) -> list[_Edit]:
                 found.append(_Edit(record.ts, None))
             elif call.name in FILE_TOOLS and (record.repair or not record.is_error):
                 # a tool error wrote nothing; an interrupted call may have written
-                path = _relative(call.input.get("path"), root)
+                path = _relative(call.input.get("path"), roots)
                 if path is not None:
                     found.append(_Edit(record.ts, path))
     return found
@@ -105,6 +108,7 @@ def load_other_chats(
     if not project or since is None:
         return []
     root = Path(project).resolve()
+    roots = (Path(project), root) if Path(project) != root else (root,)
     store = SessionStore(sessions)
     try:
         metas = store.list()
@@ -119,7 +123,7 @@ def load_other_chats(
         edits: list[_Edit] = []
         for log in logs:
             try:
-                edits += _edits(scan_file(log).records, root)
+                edits += _edits(scan_file(log).records, roots)
             except OSError:
                 continue
         if edits:
