@@ -75,8 +75,7 @@ def _edits(records: Iterable[LogRecord], roots: tuple[Path, ...]) -> list[_Edit]
     found: list[_Edit] = []
     for record in records:
         if isinstance(record, MessageRecord):
-            for call in record.tool_calls:
-                calls[call.id] = call
+            calls.update((made.id, made) for made in record.tool_calls)
         elif isinstance(record, ToolResultRecord):
             call = calls.get(record.tool_call_id)
             if call is None:
