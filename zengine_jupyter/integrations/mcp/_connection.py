@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import contextvars
 import logging
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TextIO
@@ -26,6 +25,7 @@ from mcp.client.subscriptions import ListenNotSupportedError, SubscriptionLost
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from zengine_jupyter._version import __version__
+from zengine_jupyter.integrations.mcp._delivery import RefusalAwareClient, tracking
 from zengine_jupyter.integrations.mcp._naming import qualify_tools
 from zengine_jupyter.integrations.mcp._types import (
     McpCallResult,
@@ -52,6 +52,10 @@ _PAGE_CAP = 100
 _LOG_CAP = 1 << 20
 """A stdio server's log file is started afresh when it has grown past 1 MiB."""
 _TAIL_BYTES = 4096
+
+
+_DROPPED = (anyio.ClosedResourceError, anyio.BrokenResourceError, httpx2.TransportError)
+"""How a dead connection shows besides the SDK's ``CONNECTION_CLOSED`` error."""
 
 
 class ConnectionLost(Exception):
@@ -88,39 +92,11 @@ class ConnectSpec:
     startup_timeout_s: float
 
 
-class _Delivery:
-    """One request's HTTP fate: ``refused`` once a POST for it could not even connect."""
-
-    __slots__ = ("refused",)
-
-    def __init__(self) -> None:
-        self.refused = False
-
-
-_DELIVERY: contextvars.ContextVar[_Delivery | None] = contextvars.ContextVar(
-    "zengine_mcp_delivery", default=None
-)
-"""Set by :meth:`Connection.request`; the SDK sends each POST in its sender's context."""
-
-
-class _RefusalAwareClient(httpx2.AsyncClient):
-    """Notes a refused connection (nothing of the request left) for the request being sent."""
-
-    async def send(self, request: httpx2.Request, **kwargs: Any) -> httpx2.Response:
-        try:
-            return await super().send(request, **kwargs)
-        except httpx2.ConnectError:
-            delivery = _DELIVERY.get()
-            if delivery is not None:
-                delivery.refused = True
-            raise
-
-
 @contextlib.asynccontextmanager
 async def _http_transport(url: str, headers: Mapping[str, str]) -> AsyncIterator[TransportStreams]:
     timeout = httpx2.Timeout(30.0, read=300.0)
     async with (
-        _RefusalAwareClient(headers=dict(headers), timeout=timeout) as http,
+        RefusalAwareClient(headers=dict(headers), timeout=timeout) as http,
         streamable_http_client(url, http_client=http) as streams,
     ):
         yield streams
@@ -271,20 +247,17 @@ class Connection:
         client = self.client
         if client is None or not self.alive:
             raise ConnectionLost(self.lost_reason())
-        delivery = _Delivery()
-        token = _DELIVERY.set(delivery)
-        try:
-            return await call(client)
-        except MCPError as exc:
-            if exc.code == types.CONNECTION_CLOSED:
-                self._lost = True
-                raise ConnectionLost(self.lost_reason(), in_flight=not delivery.refused) from exc
-            raise RequestRejected(exc.message) from exc
-        except (anyio.ClosedResourceError, anyio.BrokenResourceError, httpx2.TransportError) as exc:
-            self._lost = True
-            raise ConnectionLost(self.lost_reason(), in_flight=not delivery.refused) from exc
-        finally:
-            _DELIVERY.reset(token)
+        with tracking() as delivery:
+            try:
+                return await call(client)
+            except MCPError as exc:
+                if exc.code != types.CONNECTION_CLOSED:
+                    raise RequestRejected(exc.message) from exc
+                lost: Exception = exc
+            except _DROPPED as exc:
+                lost = exc
+        self._lost = True
+        raise ConnectionLost(self.lost_reason(), in_flight=not delivery.refused) from lost
 
     def stderr_tail(self) -> str:
         """The last non-empty line a stdio server wrote to stderr in this connection."""
