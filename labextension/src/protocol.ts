@@ -384,6 +384,19 @@ export interface Notice {
 }
 
 /**
+ * Another chat of the same project that changed files after a checkpoint.
+ *
+ * Every chat of a project snapshots the whole project, so a code rewind to that checkpoint
+ * puts back those files too: this is the warning before, and the list after.
+ */
+export interface OtherChatEdits {
+  session_id: string;
+  title: string;
+  paths?: string[];
+  commands?: number;
+}
+
+/**
  * A plan the agent proposed (plan mode); the same ``plan_id`` later decided or dismissed.
  */
 export interface PlanRecord {
@@ -491,6 +504,7 @@ export interface RewindResult {
   messages_removed?: number;
   code?: CodeRestore | null;
   code_note?: string | null;
+  other_chats?: OtherChatEdits[];
   note?: string;
 }
 

@@ -23,7 +23,11 @@ from zengine_jupyter.testing.mcp_chat import (
     stdio_server,
     tool_results,
 )
-from zengine_jupyter.testing.mcp_server import fixture_children, running_http_fixture
+from zengine_jupyter.testing.mcp_server import (
+    BASE_TOOLS,
+    fixture_children,
+    running_http_fixture,
+)
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -88,7 +92,7 @@ async def test_tools_resources_and_prompts_of_the_fixture_server(
         assert outcome.status == "completed", outcome.reason
         first = model.requests[0].json
         assert {"mcp__fx__echo", "ListMcpResources", "ReadMcpResource"} <= set(tool_names(first))
-        assert "LoadMcpTools" not in tool_names(first)  # 8 tools: nothing deferred
+        assert "LoadMcpTools" not in tool_names(first)  # BASE_TOOLS tools: nothing deferred
         echo = next(t for t in first["tools"] if t["name"] == "mcp__fx__echo")
         assert echo["input_schema"]["properties"]["text"]["type"] == "string"
         assert tool_results(model.requests[1].json) == [("hi there", False)]
@@ -112,7 +116,8 @@ async def test_tools_resources_and_prompts_of_the_fixture_server(
         assert len(model.requests) == 4
         await session.aclose()
     notices = [e.text for e in [ev async for ev in events] if isinstance(e, Notice)]
-    assert any(n.startswith("MCP servers ready: fx (8 tools)") for n in notices), notices
+    ready = f"MCP servers ready: fx ({BASE_TOOLS} tools)"
+    assert any(n.startswith(ready) for n in notices), notices
     assert fixture_children() == []
 
 

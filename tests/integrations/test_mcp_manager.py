@@ -34,6 +34,14 @@ def _gone(pid: int) -> bool:
     return False
 
 
+async def _until_disconnected(manager: McpManager) -> None:
+    """Until the manager has seen its server drop. A call racing the drop itself is in flight
+    when the connection goes, so it fails rather than be sent twice (see the crash tests)."""
+    async with asyncio.timeout(10):
+        while manager.status.state != "disconnected":
+            await asyncio.sleep(0.01)
+
+
 async def _pid(manager: McpManager) -> int:
     result = await manager.call_tool("pid")
     assert result.structured is not None
@@ -120,6 +128,7 @@ async def test_killed_stdio_server_reconnects_once_and_the_call_succeeds(
     first = await _pid(stdio_manager)
     tools_before = stdio_manager.tools
     os.kill(first, signal.SIGKILL)
+    await _until_disconnected(stdio_manager)
     second = await _pid(stdio_manager)  # the next call reconnects
     assert second != first
     assert stdio_manager.status.state == "ready"
@@ -138,6 +147,7 @@ async def test_killed_server_made_unstartable_gives_a_clear_error(tmp_path: Path
         pid = await _pid(manager)
         switch.touch()
         os.kill(pid, signal.SIGKILL)
+        await _until_disconnected(manager)
         with pytest.raises(McpConnectionError) as info:
             await manager.call_tool("echo", {"text": "x"})
         message = str(info.value)
@@ -150,12 +160,13 @@ async def test_killed_server_made_unstartable_gives_a_clear_error(tmp_path: Path
         assert (await manager.call_tool("echo", {"text": "back"})).text() == "back"
 
 
-async def test_a_server_that_crashes_on_every_call_gives_a_clear_error(
+async def test_a_read_that_crashes_the_server_every_time_gives_a_clear_error(
     stdio_manager: McpManager,
 ) -> None:
+    """A read has no side effect, so one cut in flight is sent once more, then given up."""
     await stdio_manager.wait_ready(30)
     with pytest.raises(McpConnectionError) as info:
-        await stdio_manager.call_tool("crash")
+        await stdio_manager.read_resource("fixture://crash")
     assert info.value.server == "fix.ture"
     assert "dropped the connection again after a reconnect" in str(info.value)
     assert stdio_manager.status.state == "disconnected"
@@ -169,6 +180,7 @@ async def test_concurrent_calls_after_a_kill_share_one_reconnect(
     await stdio_manager.wait_ready(30)
     first = await _pid(stdio_manager)
     os.kill(first, signal.SIGKILL)
+    await _until_disconnected(stdio_manager)
     pids = await asyncio.gather(*(_pid(stdio_manager) for _ in range(5)))
     assert len(set(pids)) == 1
     assert pids[0] != first
@@ -198,6 +210,7 @@ async def test_killed_http_server_that_stays_down_gives_a_clear_error() -> None:
         async with McpManager(entry) as manager:
             assert (await manager.wait_ready(30)).state == "ready"
             os.kill(fx.pid, signal.SIGKILL)
+            await _until_disconnected(manager)  # its event stream dropped
             with pytest.raises(McpConnectionError, match="'remote' could not be reconnected"):
                 await manager.call_tool("echo", {"text": "x"})
             assert manager.status.state == "failed"

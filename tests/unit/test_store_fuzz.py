@@ -6,8 +6,9 @@ import json
 import shutil
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -15,6 +16,9 @@ from zengine_jupyter.engine import build_request, check_request, repair_on_resum
 from zengine_jupyter.protocol import LogRecord, SessionRecord
 from zengine_jupyter.store import SessionStore, validate_line
 from zengine_jupyter.testing.records import log_records
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
 
 # How each line is damaged. "must_skip" corruptions can never leave a valid record.
 CORRUPTIONS = {
@@ -56,10 +60,21 @@ def _dump(record: LogRecord) -> bytes:
     return type(record).__pydantic_serializer__.to_json(record)
 
 
+@pytest.fixture(scope="module")
+def tally() -> Iterator[dict[str, int]]:
+    """Counts over every generated log, printed once (run with ``-s`` to read them)."""
+    counts = {"logs": 0, "lines": 0, "corrupted": 0, "intact": 0, "lost": 0}
+    yield counts
+    print(
+        f"\ndamaged logs: {counts['logs']} logs, {counts['lines']} lines, {counts['corrupted']} "
+        f"corrupted, {counts['intact']} intact records, lost: {counts['lost']}"
+    )
+
+
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(records=log_records, data=st.data())
 def test_corrupted_logs_cost_exactly_the_damaged_lines(
-    records: list[LogRecord], data: st.DataObject
+    tally: dict[str, int], records: list[LogRecord], data: st.DataObject
 ) -> None:
     records = [SessionRecord(), *records]
     hows = [data.draw(st.sampled_from(sorted(CORRUPTIONS))) for _ in records]
@@ -78,6 +93,12 @@ def test_corrupted_logs_cost_exactly_the_damaged_lines(
         snap = store.read("c1")  # a reader: never raises, changes nothing
         assert snap.partial_tail_bytes == len(tail)
         skipped = {s.line: s for s in snap.skipped}
+        intact = [n for n, how in enumerate(hows, 1) if CORRUPTIONS[how] == "keep"]
+        tally["logs"] += 1
+        tally["lines"] += len(lines)
+        tally["corrupted"] += len(lines) - len(intact)
+        tally["intact"] += len(intact)
+        tally["lost"] += sum(n in skipped for n in intact)
         for number, how in enumerate(hows, 1):
             if CORRUPTIONS[how] == "keep":
                 assert number not in skipped

@@ -29,3 +29,7 @@ def test_sigkill_mid_append_loses_at_most_the_partial_line(tmp_path: Path) -> No
         assert r.append_after_works, n
     # the kills landed while the worker was appending (not before its first append)
     assert sum(r.appended > 0 for r in rounds) > KILLS // 2
+    acknowledged = sum(r.appended for r in rounds)
+    lost = sum(r.lost for r in rounds)
+    print(f"\nstore kill: {len(rounds)} kills, {acknowledged} records acknowledged, lost: {lost}")
+    assert lost == 0

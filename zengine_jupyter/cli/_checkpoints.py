@@ -11,16 +11,18 @@ import json
 import shutil
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from zengine_jupyter.config import aload_settings, data_dir
 from zengine_jupyter.engine import (
+    describe_other_chats,
     describe_rewind,
     gc_notice,
     points_from_log,
     repair_on_resume,
     retention_of,
     rewind_chat,
+    with_other_chats,
 )
 from zengine_jupyter.host.checkpoint import ShadowRepository, collect_garbage, format_size
 from zengine_jupyter.protocol import CheckpointError, CheckpointExpiredError, ZengineError
@@ -78,8 +80,13 @@ def _shadow(project: str | None) -> ShadowRepository | None:
 
 
 # ---------------------------------------------------------------- list
-async def _describe_point(point: RewindPoint, shadow: ShadowRepository | None) -> dict[str, str]:
-    row = {"number": str(point.number), "turn_id": point.turn_id, "prompt": point.prompt}
+async def _describe_point(point: RewindPoint, shadow: ShadowRepository | None) -> dict[str, Any]:
+    row: dict[str, Any] = {
+        "number": str(point.number),
+        "turn_id": point.turn_id,
+        "prompt": point.prompt,
+        "other_chats": [c.model_dump() for c in point.other_chats],
+    }
     if point.checkpoint_id is None:
         row["files"] = "no file changes from here on"
         return row
@@ -105,6 +112,7 @@ async def _list(args: argparse.Namespace) -> int:
     snap = await SessionStore().aread(args.session)
     records = (await asyncio.to_thread(scan_file, snap.folder / "log.jsonl")).records
     points = points_from_log(snap.state.transcript, records)
+    points = await with_other_chats(points, snap.folder.parent, snap.id, snap.state.project)
     shadow = _shadow(snap.state.project)
     rows = [await _describe_point(p, shadow) for p in points]
     if args.json:
@@ -113,10 +121,12 @@ async def _list(args: argparse.Namespace) -> int:
     if not rows:
         _write(f"chat {snap.id} has no messages yet")
         return 0
-    for row in rows:
+    for row, point in zip(rows, points, strict=True):
         text = " ".join(row["prompt"].split())
         text = text if len(text) <= 70 else text[:69] + "…"
         _write(f"{row['number']:>3}. [{row['turn_id']}] {text}\n     files: {row['files']}")
+        for line in describe_other_chats(point.other_chats):
+            _write(f"     ! {line}")
     _write(f"rewind with: zengine rewind {snap.id} --to N [--code | --conversation | --both]")
     return 0
 

@@ -9,12 +9,15 @@ from zengine_jupyter.engine._checkpoints import CheckpointsExtension, gc_notice,
 from zengine_jupyter.engine._ports import ApprovalPort, FixedApprovals, TrustPort
 from zengine_jupyter.engine._resume import RESUME_REASON, repair_on_resume, resume_repairs
 from zengine_jupyter.engine._rewind import (
+    describe_other_chats,
     describe_rewind,
     find_point,
     points_from_log,
+    preview_points,
     rewind,
     rewind_chat,
     rewind_points,
+    with_other_chats,
 )
 from zengine_jupyter.engine._session import Session, SessionOptions, TurnInProgressError
 from zengine_jupyter.engine._turn import MAX_STEPS, TurnOutcome
@@ -44,14 +47,17 @@ __all__ = [
     "TurnOutcome",
     "build_request",
     "check_request",
+    "describe_other_chats",
     "describe_rewind",
     "find_point",
     "gc_notice",
     "points_from_log",
+    "preview_points",
     "repair_on_resume",
     "resume_repairs",
     "retention_of",
     "rewind",
     "rewind_chat",
     "rewind_points",
+    "with_other_chats",
 ]

@@ -61,7 +61,12 @@ def gc_notice(report: CheckpointGc) -> str | None:
 
 
 async def _rewind_command(session: Session, args: str) -> CommandResult:
-    from zengine_jupyter.engine._rewind import describe_rewind, rewind, rewind_points
+    from zengine_jupyter.engine._rewind import (
+        describe_other_chats,
+        describe_rewind,
+        rewind,
+        rewind_points,
+    )
 
     words = args.split()
     if not words:
@@ -73,6 +78,7 @@ async def _rewind_command(session: Session, args: str) -> CommandResult:
             text = " ".join(p.prompt.split())
             files = f"files: {p.checkpoint_id[:12]}" if p.checkpoint_id else "no file changes"
             rows.append(f"{p.number:>3}. {text[:70]}  [{files}]")
+            rows += [f"     ! {line}" for line in describe_other_chats(p.other_chats)]
         usage = "/rewind N [code|conversation|both]: back to before message N (default both)"
         return CommandResult("\n".join([*rows, usage]))
     what = words[1] if len(words) > 1 else "both"

@@ -13,6 +13,10 @@
 Both refuse while a turn runs. :func:`rewind` is the entry point for a live
 :class:`Session` (the kernel, the panel, ``/rewind``); :func:`rewind_chat` works on an open
 log alone (``zengine rewind``).
+
+Other chats of the same project share its checkpoints: a code rewind also reverts what they
+changed since the checkpoint. :func:`rewind_points` lists, per point, the other chats' edits
+since (the warning before); the result lists those the rewind put back (``_other_chats.py``).
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ import asyncio
 import bisect
 from typing import TYPE_CHECKING
 
+from zengine_jupyter.engine._other_chats import edits_since, load_other_chats
 from zengine_jupyter.engine._session import TurnInProgressError
 from zengine_jupyter.host.checkpoint import restore_code
 from zengine_jupyter.protocol._checkpoint import RewindPoint, RewindResult
@@ -36,19 +41,25 @@ from zengine_jupyter.store import scan_file
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
+    from datetime import datetime
+    from pathlib import Path
 
     from zengine_jupyter.engine._session import Session
     from zengine_jupyter.host.checkpoint import ShadowRepository
+    from zengine_jupyter.protocol._checkpoint import OtherChatEdits
     from zengine_jupyter.protocol._records import LogRecord
     from zengine_jupyter.store import SessionWriter
 
 __all__ = [
+    "describe_other_chats",
     "describe_rewind",
     "find_point",
     "points_from_log",
+    "preview_points",
     "rewind",
     "rewind_chat",
     "rewind_points",
+    "with_other_chats",
 ]
 
 NO_TOOL_SINCE = (
@@ -65,12 +76,16 @@ def points_from_log(
     turn_at: dict[str, int] = {}
     marks: list[int] = []
     ids: list[str] = []
+    times: list[datetime] = []
     for i, record in enumerate(records):
         if isinstance(record, TurnStartRecord):
             turn_at[record.turn_id] = i
         elif isinstance(record, CheckpointRecord):
             marks.append(i)
             ids.append(record.commit or record.checkpoint_id)
+            # taken before the record was written: from its turn's start, to be safe
+            start = turn_at.get(record.turn_id or "")
+            times.append(min(record.ts, records[start].ts) if start is not None else record.ts)
     points: list[RewindPoint] = []
     turn: TurnStartRecord | None = None
     for record in transcript:
@@ -87,6 +102,7 @@ def points_from_log(
                     prompt=record.text,
                     created=record.ts,
                     checkpoint_id=ids[k] if k < len(ids) else None,
+                    checkpoint_at=times[k] if k < len(times) else None,
                 )
             )
             turn = None
@@ -115,6 +131,30 @@ async def _read_points(writer: SessionWriter) -> list[RewindPoint]:
     return points_from_log(writer.state().transcript, scan.records)
 
 
+async def with_other_chats(
+    points: list[RewindPoint], sessions: Path, chat: str, project: str | None
+) -> list[RewindPoint]:
+    """``points`` of ``chat`` (in the store at ``sessions``), each with the edits other chats
+    of ``project`` made since its checkpoint: what a code rewind to it would also revert."""
+    times = [p.checkpoint_at for p in points if p.checkpoint_id and p.checkpoint_at]
+    if not times:
+        return points
+    chats = await asyncio.to_thread(load_other_chats, sessions, chat, project, min(times))
+    return [
+        p.model_copy(update={"other_chats": edits_since(chats, p.checkpoint_at)})
+        if p.checkpoint_id and chats
+        else p
+        for p in points
+    ]
+
+
+async def preview_points(writer: SessionWriter) -> list[RewindPoint]:
+    """The points of the chat open in ``writer`` with :func:`with_other_chats`: the warning
+    to show before a rewind."""
+    points = await _read_points(writer)
+    return await with_other_chats(points, writer.folder.parent, writer.id, writer.state().project)
+
+
 async def rewind_chat(
     writer: SessionWriter,
     shadow: ShadowRepository | None,
@@ -135,6 +175,7 @@ async def rewind_chat(
     point = find_point(await _read_points(writer), to, writer.id)
     restore = None
     code_note = None
+    others: list[OtherChatEdits] = []
     if code and point.checkpoint_id is None:
         code_note = NO_TOOL_SINCE
     elif code:
@@ -146,6 +187,7 @@ async def rewind_chat(
         restore = await restore_code(shadow, point.checkpoint_id)  # type: ignore[arg-type]
         safety = restore.safety_checkpoint
         append(CheckpointRecord(checkpoint_id=safety, commit=safety))
+        others = await _reverted_for_others(writer, point, {*restore.restored, *restore.removed})
     removed = 0
     if conversation:
         before = writer.state().message_count
@@ -160,12 +202,27 @@ async def rewind_chat(
         messages_removed=removed,
         code=restore,
         code_note=code_note,
+        other_chats=others,
     )
 
 
+async def _reverted_for_others(
+    writer: SessionWriter, point: RewindPoint, put_back: set[str]
+) -> list[OtherChatEdits]:
+    """The other chats' edits since ``point``'s checkpoint among the files put back."""
+    if not put_back:
+        return []
+    chats = await asyncio.to_thread(
+        load_other_chats, writer.folder.parent, writer.id, writer.state().project,
+        point.checkpoint_at,
+    )  # fmt: skip
+    return edits_since(chats, point.checkpoint_at, only=put_back)
+
+
 async def rewind_points(session: Session) -> list[RewindPoint]:
-    """The messages ``session`` can be rewound to, oldest first."""
-    return await _read_points(session.writer)
+    """The messages ``session`` can be rewound to, oldest first, each with the edits other
+    chats of the project made since its checkpoint (a code rewind reverts those too)."""
+    return await preview_points(session.writer)
 
 
 async def rewind(
@@ -220,5 +277,23 @@ def describe_rewind(result: RewindResult) -> str:
         )
     elif result.code_note:
         lines.append(f"files: {result.code_note}")
+    lines += describe_other_chats(result.other_chats, done=True)
     lines.append(result.note)
     return "\n".join(lines)
+
+
+def describe_other_chats(chats: Sequence[OtherChatEdits], *, done: bool = False) -> list[str]:
+    """One line per other chat whose edits a code rewind reverts (``done``: reverted)."""
+    verb = "also reverted" if done else "a code rewind also reverts"
+    lines = []
+    for chat in chats:
+        who = f"(chat {' '.join(chat.title.split())[:40]} · {chat.session_id})"
+        if chat.paths:
+            shown = ", ".join(chat.paths[:8]) + (", …" if len(chat.paths) > 8 else "")
+            lines.append(f"{verb} changes another chat made since: {shown} {who}")
+        if chat.commands:
+            runs = f"{chat.commands} shell command{'s' if chat.commands != 1 else ''}"
+            then = "any file they changed was put back too" if done else (
+                "a code rewind puts back any file they changed too")  # fmt: skip
+            lines.append(f"another chat ran {runs} since {who}: {then}")
+    return lines

@@ -8,8 +8,10 @@ and one ``reply``:
 - view -> kernel: ``{"v", "kind": "refresh", "id"}``; ``{"v", "kind": "rewind", "id", "to":
   turn id or number, "what": "code" | "conversation" | "both"}``.
 - kernel -> view: ``{"v", "kind": "reply", "id", "ok", "error"?, "hint"?, "points"?,
-  "result"?}``: ``points`` are ``RewindPoint`` JSON, ``result`` a ``RewindResult`` JSON plus
-  ``what`` and ``text`` (the plain-words description).
+  "result"?}``: ``points`` are ``RewindPoint`` JSON plus ``warnings`` (lines naming the other
+  chats' edits a code rewind to it would revert too), ``result`` a ``RewindResult`` JSON plus
+  ``what``, ``text`` (the plain-words description) and ``warnings`` (the other chats' edits
+  it reverted).
 
 The same lists are traits (``points``, ``result``, ``busy``, ``error``) so a view opened later
 shows them. Messages may arrive on a subshell thread: they are handed to the kernel's loop.
@@ -91,12 +93,15 @@ class RewindWidget(anywidget.AnyWidget):
 
     # ------------------------------------------------------------ on the loop
     async def _refresh(self) -> dict[str, Any]:
-        from zengine_jupyter.engine._rewind import rewind_points
+        from zengine_jupyter.engine._rewind import describe_other_chats, rewind_points
 
         try:
             session = await self._session
             self.session_id = session.id
-            points = [p.model_dump(mode="json") for p in await rewind_points(session)]
+            points = [
+                {"warnings": describe_other_chats(p.other_chats), **p.model_dump(mode="json")}
+                for p in await rewind_points(session)
+            ]
         except Exception as exc:
             self.busy, self.error = "", str(exc) or type(exc).__name__
             raise
@@ -104,7 +109,7 @@ class RewindWidget(anywidget.AnyWidget):
         return {"points": points}
 
     async def _rewind(self, to: str, what: str) -> dict[str, Any]:
-        from zengine_jupyter.engine._rewind import describe_rewind, rewind
+        from zengine_jupyter.engine._rewind import describe_other_chats, describe_rewind, rewind
 
         session = await self._session
         code, conversation = _WHAT[what]
@@ -115,7 +120,9 @@ class RewindWidget(anywidget.AnyWidget):
         except Exception as exc:
             self.busy, self.error = "", str(exc) or type(exc).__name__
             raise
-        result = {"what": what, "text": describe_rewind(done), **done.model_dump(mode="json")}
+        warnings = describe_other_chats(done.other_chats, done=True)
+        result = {"what": what, "text": describe_rewind(done), "warnings": warnings,
+                  **done.model_dump(mode="json")}  # fmt: skip
         self.result = result
         await self._refresh()
         return {"result": result, "points": self.points}

@@ -41,6 +41,7 @@ function render({ model, el: root }) {
     } else if (result.code_note) {
       node.append(el("div", null, `files: ${result.code_note}`));
     }
+    for (const line of result.warnings || []) node.append(el("div", "zengine-rewind-warning", line));
     node.append(el("div", "zengine-rewind-note", result.note));
     return node;
   }
@@ -60,6 +61,7 @@ function render({ model, el: root }) {
       item.dataset.turnId = point.turn_id;
       item.append(el("span", "zengine-rewind-prompt", short(point.prompt, 90)));
       item.append(el("span", "zengine-rewind-checkpoint", point.checkpoint_id ? `files: ${point.checkpoint_id.slice(0, 12)}` : "no file changes since"));
+      for (const line of point.warnings || []) item.append(el("div", "zengine-rewind-warning", line));
       const buttons = el("span", "zengine-buttons");
       for (const [what, label] of [["code", "Restore code"], ["conversation", "Restore conversation"], ["both", "Restore both"]]) {
         const button = el("button", `zengine-rewind-${what}`, label);

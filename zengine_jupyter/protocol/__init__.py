@@ -26,6 +26,7 @@ if TYPE_CHECKING:
         CheckpointsOff,
         CodeRestore,
         NotStored,
+        OtherChatEdits,
         RewindPoint,
         RewindResult,
     )
@@ -302,6 +303,7 @@ __all__ = [
     "NotAvailableError",
     "NotStored",
     "Notice",
+    "OtherChatEdits",
     "PanelRequest",
     "PathError",
     "PlanRecord",
@@ -477,6 +479,7 @@ __getattr__, __dir__ = _lazy_exports(
         "NotAvailableError": "_errors",
         "NotStored": "_checkpoint",
         "Notice": "_events",
+        "OtherChatEdits": "_checkpoint",
         "PanelRequest": "_wire",
         "PathError": "_errors",
         "PlanRecord": "_records",

@@ -14,6 +14,7 @@ __all__ = [
     "CheckpointsOff",
     "CodeRestore",
     "NotStored",
+    "OtherChatEdits",
     "RewindPoint",
     "RewindResult",
 ]
@@ -74,6 +75,24 @@ class CodeRestore(BaseModel):
     note: str = REWIND_LIMITS
 
 
+class OtherChatEdits(BaseModel):
+    """Another chat of the same project that changed files after a checkpoint.
+
+    Every chat of a project snapshots the whole project, so a code rewind to that checkpoint
+    puts back those files too: this is the warning before, and the list after.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    session_id: str
+    title: str
+    paths: list[str] = []
+    """Files its Write, Edit and NotebookEdit calls changed since then (relative to the
+    project, ``/`` separators); in a :class:`RewindResult`, only those the rewind put back."""
+    commands: int = 0
+    """Shell commands it ran since then: what they changed on disk is not known by name."""
+
+
 class RewindPoint(BaseModel):
     """A user message a chat can be rewound to (the start of its turn)."""
 
@@ -88,6 +107,12 @@ class RewindPoint(BaseModel):
     checkpoint_id: str | None = None
     """The snapshot a code rewind restores: the one taken in this turn, else the next one
     after it; None when no tool ran from this message on (the agent changed no file since)."""
+    checkpoint_at: datetime | None = None
+    """When that snapshot was taken (the start of its turn): a code rewind puts back what
+    changed after this, whoever changed it."""
+    other_chats: list[OtherChatEdits] = []
+    """Other chats of the project that changed files since ``checkpoint_at``: a code rewind
+    would revert their edits too (filled by ``rewind_points``)."""
 
 
 class RewindResult(BaseModel):
@@ -106,6 +131,9 @@ class RewindResult(BaseModel):
     """What the file rewind did; None when files were not asked for or nothing was to do."""
     code_note: str | None = None
     """Why the files were left as they are, when they were asked for but not restored."""
+    other_chats: list[OtherChatEdits] = []
+    """Other chats of the project whose edits since the checkpoint this code rewind reverted
+    (their files it put back; every chat of a project shares its checkpoints)."""
     note: str = REWIND_LIMITS
 
 

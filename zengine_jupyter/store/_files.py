@@ -15,9 +15,18 @@ from zengine_jupyter.protocol._errors import SessionLockedError, SessionNotFound
 if TYPE_CHECKING:
     from pathlib import Path
 
-__all__ = ["WriterLock", "atomic_write", "check_id", "is_valid_id", "write_all"]
+__all__ = [
+    "WriterLock",
+    "atomic_write",
+    "check_id",
+    "is_valid_id",
+    "remove_stale_temps",
+    "write_all",
+]
 
 _ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,127}")
+_TEMP = re.compile(r"\..+\.[0-9a-f]{8}\.tmp")
+"""The name :func:`atomic_write` gives its temporary file: ``.<name>.<8 hex>.tmp``."""
 
 
 def is_valid_id(value: str) -> bool:
@@ -43,7 +52,11 @@ def write_all(fd: int, data: bytes) -> None:
 
 
 def atomic_write(path: Path, data: bytes) -> None:
-    """Replace ``path`` with ``data`` so a reader sees the old file or the new one, never half."""
+    """Replace ``path`` with ``data`` so a reader sees the old file or the new one, never half.
+
+    A kill between creating the temporary file and the rename leaves it behind;
+    :func:`remove_stale_temps` clears those in a chat's folder.
+    """
     tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
     try:
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o644)
@@ -56,6 +69,29 @@ def atomic_write(path: Path, data: bytes) -> None:
         with contextlib.suppress(FileNotFoundError):
             tmp.unlink()
         raise
+
+
+def remove_stale_temps(folder: Path) -> tuple[str, ...]:
+    """Delete the temporary files of :func:`atomic_write` in a chat's ``folder`` and its
+    ``artifacts/``; the names removed, relative to ``folder``.
+
+    Call it only while holding the chat's :class:`WriterLock`. The store writes in a chat's
+    folder only under that lock (``meta.json``, artifacts), so once this process holds it,
+    whoever made a temporary file there is dead or done with it: no live write can be cut.
+    Nothing else is touched (only names of that exact shape, only regular files).
+    """
+    removed: list[str] = []
+    for where, prefix in ((folder, ""), (folder / "artifacts", "artifacts/")):
+        try:
+            entries = list(os.scandir(where))
+        except FileNotFoundError:
+            continue
+        for entry in entries:
+            if _TEMP.fullmatch(entry.name) and entry.is_file(follow_symlinks=False):
+                with contextlib.suppress(FileNotFoundError):
+                    (where / entry.name).unlink()
+                    removed.append(prefix + entry.name)
+    return tuple(sorted(removed))
 
 
 class WriterLock:

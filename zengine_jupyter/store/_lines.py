@@ -3,7 +3,9 @@
 A log is read as bytes and split on ``\\n``. Each complete line is validated as a
 :data:`LogRecord`; a line that is blank, not UTF-8, not JSON, or JSON of the wrong
 shape is *skipped* and reported with its line number; a line of a ``kind`` this
-version does not know is kept as an :class:`UnknownRecord`. Bytes after the last
+version does not know is kept as an :class:`UnknownRecord`. A record whose ``id`` an
+earlier line already had (a line written twice) is skipped as a ``duplicate``: replaying it
+would count its usage twice or show its message twice. Bytes after the last
 newline are the *tail*: a half-written line when a writer was killed. What to do with
 it (cut or complete) is the writer's decision (``_writer.py``); a reader ignores it.
 
@@ -48,7 +50,7 @@ _KNOWN_KINDS: frozenset[str] = frozenset(
     get_args(cls.model_fields["kind"].annotation)[0] for cls in get_args(get_args(LogRecord)[0])
 )
 
-SkipReason = Literal["damaged", "unknown", "blank"]
+SkipReason = Literal["damaged", "unknown", "blank", "duplicate"]
 
 
 @dataclass(frozen=True)
@@ -189,11 +191,16 @@ def _scan(data: bytes) -> LogScan:
     append = records.append
     validate: Callable[[bytes], LogRecord] = LOG_RECORD.validate_json
     stamped = _STAMPED.issubset
+    seen: dict[str, int] = {}
     for number, line in enumerate(lines, 1):
         try:
             record = validate(line)
             if stamped(record.__pydantic_fields_set__):
-                append(record)
+                first = seen.setdefault(record.id, number)
+                if first == number:
+                    append(record)
+                else:
+                    skipped.append(_duplicate(number, first))
             else:
                 skipped.append(SkippedLine(number, "damaged", _MISSING))
         except ValidationError as exc:
@@ -208,6 +215,10 @@ def _scan(data: bytes) -> LogScan:
             else:
                 skipped.append(outcome)
     return LogScan(records, unknown, skipped, data[size:], size)
+
+
+def _duplicate(number: int, first: int) -> SkippedLine:
+    return SkippedLine(number, "duplicate", f"the same record id as line {first}")
 
 
 def scan_file(path: Path) -> LogScan:

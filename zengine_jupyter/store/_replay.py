@@ -4,7 +4,8 @@ Replay restores state only; it never repeats a side effect (no command runs, no
 file is touched). It works in two steps:
 
 1. :meth:`Replayer.feed`, once per record in log order (also used live by the
-   writer): usage is summed into the cost *before* anything else, so money spent
+   writer): a record whose id was already fed (a line written twice) is dropped and
+   counted; usage is summed into the cost *before* anything else, so money spent
    in turns a rewind later drops stays counted; a rewind cuts the surviving
    records back to the start of its turn.
 2. :meth:`Replayer.state`: one pass over the surviving records gives the
@@ -97,6 +98,8 @@ class ResumeState:
     ignored_rewinds: int = 0
     """Rewinds naming a turn that was not there (already dropped, or lost): no effect."""
     message_count: int = field(default=0)
+    duplicates: int = 0
+    """Records dropped because an earlier record had the same id (not in ``records``)."""
 
     @property
     def needs_repair(self) -> bool:
@@ -128,9 +131,16 @@ class Replayer:
         self._last: LogRecord | None = None
         self._records = 0
         self._ignored_rewinds = 0
+        self._ids: set[str] = set()
+        self._duplicates = 0
 
     def feed(self, record: LogRecord) -> None:
         """Fold one record (the writer calls this after each append; same as ``feed_all``)."""
+        ids = self._ids
+        if record.id in ids:
+            self._duplicates += 1
+            return
+        ids.add(record.id)
         if self._first is None:
             self._first = record
         self._last = record
@@ -146,6 +156,12 @@ class Replayer:
 
     def feed_all(self, records: Sequence[LogRecord]) -> None:
         """Fold records in log order (the hot loop of replay: plain messages go straight in)."""
+        ids = self._ids
+        batch = {r.id for r in records}
+        if len(batch) == len(records) and ids.isdisjoint(batch):
+            ids |= batch
+        else:
+            records = self._unseen(records)
         if not records:
             return
         if self._first is None:
@@ -162,6 +178,18 @@ class Replayer:
             else:
                 self._other(record)
                 keep(record)
+
+    def _unseen(self, records: Sequence[LogRecord]) -> list[LogRecord]:
+        """``records`` minus those whose id was fed before them (rare: a duplicated line)."""
+        ids = self._ids
+        unseen: list[LogRecord] = []
+        for record in records:
+            if record.id in ids:
+                self._duplicates += 1
+            else:
+                ids.add(record.id)
+                unseen.append(record)
+        return unseen
 
     def _usage(self, record: UsageRecord) -> None:
         if record.cost_usd is None:
@@ -261,6 +289,7 @@ class Replayer:
             records=self._records,
             ignored_rewinds=self._ignored_rewinds,
             message_count=messages,
+            duplicates=self._duplicates,
         )
 
 

@@ -10,9 +10,10 @@
     sessions/<id>.jsonl              a v1 chat, imported to a folder on first open
 
 Writers (:meth:`SessionStore.open`, :meth:`SessionStore.create`) take the chat's lock;
-a second writer gets :class:`SessionLockedError`. Readers (:meth:`SessionStore.read`,
-:meth:`SessionStore.list`) never lock and never change a log: they ignore a partial
-last line that a live writer may be in the middle of.
+a second writer gets :class:`SessionLockedError`. Holding it, opening removes the
+temporary files a killed writer's atomic write left in the folder. Readers
+(:meth:`SessionStore.read`, :meth:`SessionStore.list`) never lock and never change a
+log: they ignore a partial last line that a live writer may be in the middle of.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from zengine_jupyter.config import data_dir
 from zengine_jupyter.protocol._errors import SessionNotFoundError, StoreError
 from zengine_jupyter.protocol._records import LogRecord, SessionRecord, new_id
 from zengine_jupyter.protocol._sessions import SessionMeta
-from zengine_jupyter.store._files import WriterLock, check_id, is_valid_id
+from zengine_jupyter.store._files import WriterLock, check_id, is_valid_id, remove_stale_temps
 from zengine_jupyter.store._legacy import V1Chat, import_v1, read_v1
 from zengine_jupyter.store._lines import SkippedLine, gc_paused, scan_file
 from zengine_jupyter.store._meta import check_meta, meta_from_state, read_meta
@@ -103,6 +104,7 @@ class SessionStore:
     def _open_writer(self, folder: Path, *, imported: V1Chat | None) -> SessionWriter:
         lock = WriterLock.acquire(folder / "lock", folder.name)
         try:
+            removed = remove_stale_temps(folder)  # ours now: no live writer can own one
             fd, tail, scan = open_log_for_append(folder / "log.jsonl", folder)
         except BaseException:
             lock.release()
@@ -124,6 +126,7 @@ class SessionStore:
             meta=problem,
             imported_v1=imported is not None,
             v1_skipped=tuple(imported.skipped) if imported else (),
+            removed_temps=removed,
         )
         return writer
 

@@ -65,10 +65,18 @@ class OpenReport:
     """This open converted a v1 file into the chat's folder."""
     v1_skipped: tuple[SkippedLine, ...] = ()
     """Lines of the v1 file the import could not use (the file itself is kept unchanged)."""
+    removed_temps: tuple[str, ...] = ()
+    """Temporary files a killed writer left (``.meta.json.<hex>.tmp``...), now removed."""
 
     @property
     def clean(self) -> bool:
-        return not (self.skipped or self.tail.cut_bytes or self.tail.completed or self.meta)
+        return not (
+            self.skipped
+            or self.tail.cut_bytes
+            or self.tail.completed
+            or self.meta
+            or self.removed_temps
+        )
 
 
 def _stamp() -> str:
@@ -174,6 +182,8 @@ class SessionWriter:
 
     def save_artifact(self, name: str, data: bytes) -> str:
         """Keep ``data`` (a long output, a check log, an image) under ``artifacts/``."""
+        if self._fd < 0:  # only the lock holder writes in the folder (see remove_stale_temps)
+            raise StoreError(f"chat {self.id} is closed", hint="open it again to save")
         return save_artifact(self.folder, name, data)
 
     def state(self) -> ResumeState:
@@ -184,9 +194,14 @@ class SessionWriter:
         return meta_from_state(self.id, self.state(), self._size)
 
     def write_meta(self) -> SessionMeta:
-        """Rewrite ``meta.json`` atomically (the engine calls this at each turn's end)."""
+        """Rewrite ``meta.json`` atomically (the engine calls this at each turn's end).
+
+        Once closed, this only returns the meta: ``close`` wrote it last, the log cannot
+        change any more, and only the lock holder writes in the folder.
+        """
         meta = self.meta()
-        write_meta(self.folder / "meta.json", meta)
+        if self._fd >= 0:
+            write_meta(self.folder / "meta.json", meta)
         return meta
 
     def sync(self) -> None:

@@ -1,12 +1,13 @@
 """Fork server for the store kill test: ``python -m zengine_jupyter.testing._appender``.
 
-It imports the store once, then on each ``spawn ROOT SID ACKFILE SEED`` line forks a
+It imports the store once, then on each ``spawn ROOT SID ACKFILE SEED [MODE]`` line forks a
 worker and prints the worker's pid. The worker opens the chat for writing and appends
 as fast as it can, forever; after each ``append`` returns it stores the record's
 sequence number in ACKFILE (8 bytes, signed little-endian) and it prints ``ready``
-once before the first append. ``reap PID`` waits for a (killed) worker and prints
-its wait status. Forking keeps each kill round at a few milliseconds instead of an
-interpreter start.
+once before the first append. With MODE ``meta`` it rewrites ``meta.json`` (an atomic
+write: temporary file, then rename) as fast as it can instead, counting in ACKFILE.
+``reap PID`` waits for a (killed) worker and prints its wait status. Forking keeps each
+kill round at a few milliseconds instead of an interpreter start.
 """
 
 from __future__ import annotations
@@ -40,10 +41,24 @@ def _work(root: str, session_id: str, ack_path: str, seed: int) -> None:
         seq += 1
 
 
+def _rewrite_meta(root: str, session_id: str, ack_path: str) -> None:
+    writer = SessionStore(Path(root)).open(session_id)
+    ack = os.open(ack_path, os.O_RDWR)
+    os.pwrite(ack, (0).to_bytes(8, "little", signed=True), 0)
+    os.write(1, b"ready\n")
+    done = 0
+    while True:
+        writer.write_meta()
+        done += 1
+        os.pwrite(ack, done.to_bytes(8, "little", signed=True), 0)
+
+
 def _spawn(args: list[str]) -> None:
     pid = os.fork()
     if pid == 0:
         try:
+            if args[4:] == ["meta"]:
+                _rewrite_meta(args[0], args[1], args[2])
             _work(args[0], args[1], args[2], int(args[3]))
         except BaseException:
             os.write(1, f"error {traceback.format_exc()!r}\n".encode())

@@ -39,6 +39,13 @@ def build(name: str = "fixture", extra_tools: int = 0) -> MCPServer:
         os._exit(1)
 
     @srv.tool()
+    def append_then_crash(path: str, text: str = "ran") -> str:
+        """Append a line to the file ``path`` (a side effect), then exit without answering."""
+        with Path(path).open("a", encoding="utf-8") as f:
+            f.write(text + "\n")
+        os._exit(1)
+
+    @srv.tool()
     async def add_tool(tool: str, ctx: Context, announce: str = "both") -> str:
         """Register a new tool named ``tool`` and announce that the tool list changed."""
 
@@ -76,6 +83,10 @@ def build(name: str = "fixture", extra_tools: int = 0) -> MCPServer:
     @srv.resource("fixture://greeting", mime_type="text/plain", description="A fixed greeting.")
     def greeting() -> str:
         return "hello from the fixture"
+
+    @srv.resource("fixture://crash", mime_type="text/plain")
+    def crash_resource() -> str:
+        os._exit(1)
 
     @srv.resource("fixture://pid", mime_type="text/plain")
     def pid_resource() -> str:

@@ -8,12 +8,15 @@ Run it as a program (it imports ``mcp``; nothing imports this module at ``%load_
 over stdio (default) or streamable HTTP on 127.0.0.1:PORT (path ``/mcp``). It offers:
 
 - tools ``echo(text)``, ``pid()`` (its process id), ``add(a, b)``, ``crash()`` (exits at once,
-  without answering), ``add_tool(name, announce)`` (registers a tool ``name`` at runtime and
-  announces the change: ``announce`` = ``listen`` (2026-07-28 event stream), ``session``
-  (the 2025-11-25 notification) or ``both``), ``http_header(header)`` (a request header, over
+  without answering), ``append_then_crash(path, text)`` (appends ``text`` and a newline to
+  ``path``, then exits without answering: a side effect whose call never returns),
+  ``add_tool(name, announce)`` (registers a tool ``name`` at runtime and announces the change:
+  ``announce`` = ``listen`` (2026-07-28 event stream), ``session`` (the 2025-11-25
+  notification) or ``both``), ``http_header(header)`` (a request header, over
   HTTP), ``where()`` (its cwd and ``$FIXTURE_VAR``), ``sleep(seconds)``, and ``--tools N``
   more: ``tool_000`` ... (so the base server has :data:`BASE_TOOLS` tools);
-- resources ``fixture://greeting`` (text) and ``fixture://pid``;
+- resources ``fixture://greeting`` (text), ``fixture://pid`` and ``fixture://crash`` (reading it
+  exits the server without answering);
 - prompt ``review(code, focus="")``.
 
 ``--fail-start`` writes a line to stderr and exits 3 before speaking MCP (an unstartable server);
@@ -50,7 +53,7 @@ __all__ = [
     "stdio_entry",
 ]
 
-BASE_TOOLS = 8
+BASE_TOOLS = 9
 """Tools the fixture has without ``--tools``."""
 
 

@@ -25,6 +25,7 @@ from mcp.client.subscriptions import ListenNotSupportedError, SubscriptionLost
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from zengine_jupyter._version import __version__
+from zengine_jupyter.integrations.mcp._delivery import RefusalAwareClient, tracking
 from zengine_jupyter.integrations.mcp._naming import qualify_tools
 from zengine_jupyter.integrations.mcp._types import (
     McpCallResult,
@@ -53,8 +54,20 @@ _LOG_CAP = 1 << 20
 _TAIL_BYTES = 4096
 
 
+_DROPPED = (anyio.ClosedResourceError, anyio.BrokenResourceError, httpx2.TransportError)
+"""How a dead connection shows besides the SDK's ``CONNECTION_CLOSED`` error."""
+
+
 class ConnectionLost(Exception):
-    """The connection is gone (process exited, socket dropped); the request did not complete."""
+    """The connection is gone (process exited, socket dropped); the request did not complete.
+
+    ``in_flight``: the request had been handed to the connection, so the server may have
+    received it and acted on it; ``False`` when the connection was known dead before it left.
+    """
+
+    def __init__(self, reason: str, *, in_flight: bool = False) -> None:
+        super().__init__(reason)
+        self.in_flight = in_flight
 
 
 class RequestRejected(Exception):
@@ -83,7 +96,7 @@ class ConnectSpec:
 async def _http_transport(url: str, headers: Mapping[str, str]) -> AsyncIterator[TransportStreams]:
     timeout = httpx2.Timeout(30.0, read=300.0)
     async with (
-        httpx2.AsyncClient(headers=dict(headers), timeout=timeout) as http,
+        RefusalAwareClient(headers=dict(headers), timeout=timeout) as http,
         streamable_http_client(url, http_client=http) as streams,
     ):
         yield streams
@@ -108,10 +121,12 @@ class Connection:
         self._on_lists = on_lists
         self._errlog: TextIO | None = None
         self._log_offset = 0
+        self._lost = False
+        """A request saw the connection drop, before :meth:`run` has noticed (it soon will)."""
 
     @property
     def alive(self) -> bool:
-        return self.client is not None and not self.ended.is_set()
+        return self.client is not None and not self.ended.is_set() and not self._lost
 
     def stop(self) -> None:
         self._stop.set()
@@ -222,18 +237,27 @@ class Connection:
         self.prompts = await _all_pages(client.list_prompts, "prompts") if caps.prompts else []
 
     async def request(self, call: Callable[[Client], Awaitable[Any]]) -> Any:
-        """Run ``call`` on the live client, translating a dropped connection and errors."""
+        """Run ``call`` on the live client, translating a dropped connection and errors.
+
+        A drop after the request was handed over raises ``ConnectionLost(in_flight=True)``
+        (the server may have acted on it) and marks the connection dead at once, so the next
+        request reconnects first. Only a refused HTTP connection proves nothing was sent; a
+        stdio pipe cannot tell a request read just before the crash from one never read.
+        """
         client = self.client
-        if client is None or self.ended.is_set():
+        if client is None or not self.alive:
             raise ConnectionLost(self.lost_reason())
-        try:
-            return await call(client)
-        except MCPError as exc:
-            if exc.code == types.CONNECTION_CLOSED:
-                raise ConnectionLost(self.lost_reason()) from exc
-            raise RequestRejected(exc.message) from exc
-        except (anyio.ClosedResourceError, anyio.BrokenResourceError, httpx2.TransportError) as exc:
-            raise ConnectionLost(self.lost_reason()) from exc
+        with tracking() as delivery:
+            try:
+                return await call(client)
+            except MCPError as exc:
+                if exc.code != types.CONNECTION_CLOSED:
+                    raise RequestRejected(exc.message) from exc
+                lost: Exception = exc
+            except _DROPPED as exc:
+                lost = exc
+        self._lost = True
+        raise ConnectionLost(self.lost_reason(), in_flight=not delivery.refused) from lost
 
     def stderr_tail(self) -> str:
         """The last non-empty line a stdio server wrote to stderr in this connection."""

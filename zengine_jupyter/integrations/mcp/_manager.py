@@ -6,8 +6,10 @@ so ``%load_ext zengine`` does not pay for it.
 States (:class:`~zengine_jupyter.protocol.McpServerStatus`): ``starting`` -> ``ready`` or
 ``failed`` (with a reason); a ready server that drops becomes ``disconnected``: its tools stay
 listed and the next request reconnects it once before giving up with
-:class:`~zengine_jupyter.protocol.McpConnectionError`. :meth:`aclose` is idempotent and always
-stops (and reaps) a stdio server's process.
+:class:`~zengine_jupyter.protocol.McpConnectionError`. A tool call in flight when the server
+drops is never sent again (the tool may have run): it fails with an error saying so, and the
+reconnect is for the next call. Reads (resources, prompts) have no side effects and are resent
+once. :meth:`aclose` is idempotent and always stops (and reaps) a stdio server's process.
 """
 
 from __future__ import annotations
@@ -141,7 +143,9 @@ class McpManager:
         """Until ``conn`` is ready, or its attempt has ended and its state is recorded."""
         await conn.ready.wait()
         task = self._task
-        if not conn.alive and task is not None and self._conn is conn:
+        # No client after ready: the attempt failed or ended. (A connection a request saw drop
+        # is not alive either, but its task may run until it is stopped: never wait for it.)
+        if conn.client is None and task is not None and self._conn is conn:
             await asyncio.wait({task})
 
     async def aclose(self) -> None:
@@ -170,7 +174,9 @@ class McpManager:
         from zengine_jupyter.integrations.mcp._connection import to_call_result
 
         args = dict(arguments or {})
-        result = await self._request(f"tool {tool!r}", lambda c: c.call_tool(tool, args))
+        result = await self._request(
+            f"tool {tool!r}", lambda c: c.call_tool(tool, args), resend=False
+        )
         return to_call_result(result)
 
     async def list_resources(self) -> tuple[McpResource, ...]:
@@ -204,7 +210,11 @@ class McpManager:
                 await self._changed.wait()
         return self._version
 
-    async def _request(self, what: str, call: Callable[[Any], Awaitable[Any]]) -> Any:
+    async def _request(
+        self, what: str, call: Callable[[Any], Awaitable[Any]], *, resend: bool = True
+    ) -> Any:
+        """Send ``call``, reconnecting a dead connection once first. ``resend``: whether a
+        request lost in flight may be sent again (only for requests without side effects)."""
         from zengine_jupyter.integrations.mcp._connection import ConnectionLost, RequestRejected
 
         if self._closed:
@@ -234,6 +244,13 @@ class McpManager:
                 ) from exc
             except ConnectionLost as exc:
                 self._mark_dropped(conn, str(exc))
+                if exc.in_flight and not resend:
+                    raise McpConnectionError(
+                        self.name,
+                        f"MCP server {self.name!r} dropped the connection during this call: "
+                        "it may or may not have run; check before calling it again",
+                        hint=self._hint(),
+                    ) from exc
                 if retried:
                     raise McpConnectionError(
                         self.name,
