@@ -1,0 +1,144 @@
+"""What the gate knows about one command line: its parts, their rule texts, what it writes.
+
+Computed once per decision (:func:`command_facts`):
+
+* the simple commands (``_commands.split_commands``) and, for each, the texts deny and ask
+  rules are tried on and the one text allow rules must match (``_normalise``); a line the
+  parser refuses is split roughly for deny and ask rules and never allowed by a rule;
+* the files it names for writing (``_shell.shell_writes``: redirections, ``cp``'s target,
+  ``sort -o``, ``git diff --output``, inner ``sh -c`` scripts...), each classified: the first
+  protected one and the first one outside the project are kept for the gate's steps 3 and 6;
+* its output redirections (an allow rule covers those only where an Edit would run without
+  asking; after a ``cd`` they cannot be placed, so no rule covers them).
+"""
+
+from __future__ import annotations
+
+import posixpath
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from zengine_jupyter.policy._commands import SimpleCommand, split_commands
+from zengine_jupyter.policy._normalise import add_forms, allow_form, deny_forms, rough_commands
+from zengine_jupyter.policy._shell import shell_writes
+from zengine_jupyter.policy._writers import CannotAnalyse
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from zengine_jupyter.config._rules import PermissionRule
+    from zengine_jupyter.policy._paths import PathInfo, ProjectPaths
+
+__all__ = ["CommandFacts", "command_facts"]
+
+_OUTPUT = frozenset({">", ">>", ">|", "&>", "&>>", "<>", ">&"})
+_SPECIAL = ("/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty", "/dev/fd/")
+_DIRECTORY_CHANGERS = frozenset({"cd", "pushd", "popd"})
+
+
+@dataclass(frozen=True)
+class CommandFacts:
+    parts: list[SimpleCommand] | None
+    forms: list[set[str]]
+    """Per part, the texts deny and ask rules are tried on."""
+    allow_forms: list[str | None]
+    writes_known: bool
+    """False: the writes cannot be found statically (``eval``, ``awk``, a variable...)."""
+    protected: PathInfo | None
+    outside: Path | None
+    redirects: tuple[Path, ...] | None
+    """Output redirection targets; None when they cannot be placed (after a ``cd``)."""
+
+    def rule_hit(self, rules: tuple[PermissionRule, ...], tool: str) -> str | None:
+        """The first deny or ask rule matching any form of any part."""
+        for rule in rules:
+            if not rule.applies_to(tool):
+                continue
+            if rule.specifier is None:
+                return str(rule)
+            if any(rule.matches_command(form) for forms in self.forms for form in forms):
+                return str(rule)
+        return None
+
+    def allowed_by(
+        self, rules: tuple[PermissionRule, ...], tool: str, edit_runs: Callable[[Path], bool]
+    ) -> str | None:
+        """The allow rules covering every part, or None (see the module docstring)."""
+        applicable = [r for r in rules if r.applies_to(tool)]
+        if not applicable or self.outside is not None or self.protected is not None:
+            return None
+        bare = next((r for r in applicable if r.specifier is None), None)
+        if bare is not None:
+            return str(bare)
+        if self.parts is None or self.redirects is None:
+            return None
+        used: list[str] = []
+        all_exact = True
+        for part, form in zip(self.parts, self.allow_forms, strict=True):
+            hit = None if form is None else next(
+                (r for r in applicable if r.matches_command(form)), None
+            )  # fmt: skip
+            if hit is None or not _exact(hit):
+                written = " ".join(part.words)  # an exact rule covers the words as written
+                hit = next((r for r in applicable if _exact(r) and r.specifier == written), hit)
+            if hit is None:
+                return None
+            all_exact = all_exact and _exact(hit)
+            used.append(str(hit))
+        if not self.writes_known and not all_exact:
+            return None  # its writes are unknown: only a rule naming the exact command covers it
+        if not all(edit_runs(target) for target in self.redirects):
+            return None
+        return ", ".join(dict.fromkeys(used))
+
+
+def _exact(rule: PermissionRule) -> bool:
+    spec = rule.specifier or "*"
+    return not any(ch in spec for ch in "*?[")
+
+
+def command_facts(command: str, where: ProjectPaths) -> CommandFacts:
+    parts = split_commands(command)
+    if parts is None:
+        forms = {command.strip()}
+        for words in rough_commands(command):
+            add_forms(words, forms, 0)
+        return CommandFacts(None, [forms], [], False, None, None, None)
+    home = str(where.home or Path("~").expanduser())
+    try:
+        written: list[str] | None = shell_writes(command, str(where.root), home)
+    except CannotAnalyse:
+        written = None
+    protected: PathInfo | None = None
+    outside: Path | None = None
+    for text in dict.fromkeys(written or ()):
+        info = where.classify(Path(text), write=True)
+        if info.why is not None and protected is None:
+            protected = info
+        elif info.where == "outside" and outside is None:
+            outside = info.path
+    return CommandFacts(
+        parts,
+        [deny_forms(p) for p in parts],
+        [allow_form(p) for p in parts],
+        written is not None,
+        protected,
+        outside,
+        _redirects(parts, str(where.root)),
+    )
+
+
+def _redirects(parts: list[SimpleCommand], root: str) -> tuple[Path, ...] | None:
+    targets = [
+        target
+        for part in parts
+        for op, target in part.redirects
+        if op in _OUTPUT and not target.isdigit() and target != "-"
+        and not target.startswith(_SPECIAL)
+    ]  # fmt: skip
+    if not targets:
+        return ()
+    if any(p.words[0] in _DIRECTORY_CHANGERS for p in parts):
+        return None
+    return tuple(Path(posixpath.normpath(posixpath.join(root, t))) for t in targets)
