@@ -129,16 +129,17 @@ class PermissionGate:
     policy: PermissionPolicy = field(default_factory=PermissionPolicy)
     auto_allow: Callable[[str], bool] | None = None
     """The sandbox's check: True when every write a command names stays writable."""
-    _where: ProjectPaths | None = field(default=None, repr=False, compare=False)
+    _where: tuple[tuple[Path, tuple[Path, ...]], ProjectPaths] | None = field(
+        default=None, repr=False, compare=False
+    )
 
     @property
     def where(self) -> ProjectPaths:
         """The project's places (root, additional directories, the user's files), cached."""
-        found = self._where
-        extra = self.policy.additional_directories
-        if found is None or found.additional != extra or found.root != _real(self.root):
-            found = self._where = ProjectPaths.of(self.root, extra)
-        return found
+        key = (self.root, self.policy.additional_directories)
+        if self._where is None or self._where[0] != key:
+            self._where = (key, ProjectPaths.of(*key))
+        return self._where[1]
 
     def decide(self, call: CallView) -> GateDecision:
         if call.command is not None and call.kind == "execute":
@@ -275,7 +276,3 @@ def _guarded(infos: list[PathInfo], *, write: bool) -> GateDecision | None:
             what = "edits there always ask" if write else "reading it asks"
             return GateDecision("ask", f"{info.path} is outside the project: {what}", "outside")
     return None
-
-
-def _real(path: Path) -> Path:
-    return Path(os.path.realpath(path))

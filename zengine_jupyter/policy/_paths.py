@@ -1,3 +1,4 @@
+# ruff: noqa: PTH112, PTH113, PTH118 (strings, not Path: the gate classifies on every call)
 """Where a path is, for the gate: inside the project, in an additional directory, outside,
 and whether it is protected.
 
@@ -96,36 +97,40 @@ class ProjectPaths:
     def classify(self, path: Path, *, write: bool = True) -> PathInfo:
         """Both forms of ``path`` (as written, resolved); the stricter one. ``write=False``
         skips looking for git directories on disk (reading them is free)."""
-        absolute = path if path.is_absolute() else self.root / path
-        lexical = Path(posixpath.normpath(absolute))
-        resolved = Path(os.path.realpath(absolute))
+        text = os.fspath(path)
+        absolute = text if text.startswith("/") else os.path.join(self.root, text)
+        lexical = posixpath.normpath(absolute)
+        if lexical.startswith("//"):
+            lexical = "/" + lexical.lstrip("/")
+        resolved = os.path.realpath(absolute)
         first = self._classify(lexical, disk=False)
-        second = self._classify(resolved, disk=write)
+        second = first if resolved == lexical and not write else None
+        if second is None:
+            second = self._classify(resolved, disk=write)
         return max(first, second, key=_severity)
 
-    def _classify(self, path: Path, *, disk: bool) -> PathInfo:
-        base, where = self._base(path)
+    def _classify(self, path: str, *, disk: bool) -> PathInfo:
+        where: Literal["inside", "additional", "outside"] = "outside"
+        rel: str | None = None
+        base = ""
+        for folder, place in ((self.root, "inside"), *((a, "additional") for a in self.additional)):
+            rel = _relative(path, os.fspath(folder))
+            if rel is not None:
+                where, base = place, os.fspath(folder)  # type: ignore[assignment]
+                break
         why, secret = self._user_file(path)
-        if why is None and base is not None:
-            why = _in_project(path, base, disk=disk)
-        return PathInfo(path, where, why, secret)
+        if why is None and rel:
+            why = _in_project(path, rel, base, disk=disk)
+        return PathInfo(Path(path), where, why, secret)
 
-    def _base(self, path: Path) -> tuple[Path | None, Literal["inside", "additional", "outside"]]:
-        if path.is_relative_to(self.root):
-            return self.root, "inside"
-        for folder in self.additional:
-            if path.is_relative_to(folder):
-                return folder, "additional"
-        return None, "outside"
-
-    def _user_file(self, path: Path) -> tuple[str | None, bool]:
+    def _user_file(self, path: str) -> tuple[str | None, bool]:
         for folder in self.user_folders or ():
-            if path.is_relative_to(folder):
+            if _relative(path, os.fspath(folder)) is not None:
                 return "zengine's own folder (settings, chats, keys)", True
-        home = self.home
-        if home is None or not path.is_relative_to(home) or path == home:
+        found = None if self.home is None else _relative(path, os.fspath(self.home))
+        if not found:
             return None, False
-        rel = path.relative_to(home).as_posix().casefold()
+        rel = found.casefold()
         if rel in _HOME_FILES:
             return "a startup file in your home folder", False
         for folder in _HOME_FOLDERS:
@@ -139,36 +144,35 @@ class ProjectPaths:
         return None, False
 
 
-def _in_project(path: Path, base: Path, *, disk: bool) -> str | None:
+def _relative(path: str, base: str) -> str | None:
+    """``path`` relative to ``base`` ("" when equal), or None when it is not under it."""
     if path == base:
-        return None
-    parts = path.relative_to(base).parts
+        return ""
+    prefix = base if base.endswith("/") else base + "/"
+    return path[len(prefix) :] if path.startswith(prefix) else None
+
+
+def _in_project(path: str, rel: str, base: str, *, disk: bool) -> str | None:
+    parts = rel.split("/")
     for part in parts:
-        folded = part.casefold()
-        if folded in _PROTECTED_FOLDERS:
+        if part.casefold() in _PROTECTED_FOLDERS:
             return part
     if parts[-1].casefold() in _PROTECTED_FILES:
         return parts[-1]
     if disk:
-        folder = path.parent
-        while folder != base and folder.is_relative_to(base):
-            if _looks_like_git_dir(folder):
-                return f"a git directory ({folder.relative_to(base).as_posix()})"
-            folder = folder.parent
-        if path.is_dir() and _looks_like_git_dir(path):
-            return f"a git directory ({path.relative_to(base).as_posix()})"
+        for depth in range(len(parts), 0, -1):
+            folder = posixpath.join(base, *parts[:depth])
+            if (depth < len(parts) or os.path.isdir(folder)) and _looks_like_git_dir(folder):
+                return f"a git directory ({'/'.join(parts[:depth])})"
     return None
 
 
-def _looks_like_git_dir(folder: Path) -> bool:
-    try:
-        return (
-            (folder / "HEAD").is_file()
-            and (folder / "objects").is_dir()
-            and (folder / "refs").is_dir()
-        )
-    except OSError:
-        return False
+def _looks_like_git_dir(folder: str) -> bool:
+    return (
+        os.path.isfile(os.path.join(folder, "HEAD"))
+        and os.path.isdir(os.path.join(folder, "objects"))
+        and os.path.isdir(os.path.join(folder, "refs"))
+    )
 
 
 _ORDER = {"inside": 0, "additional": 1, "outside": 2}
