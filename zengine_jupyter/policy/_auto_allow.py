@@ -65,11 +65,13 @@ def decide_auto_allow(request: AutoAllowRequest) -> AutoAllowDecision:
     except CannotAnalyse as exc:
         return AutoAllowDecision("ask", f"cannot analyse the command: {exc.reason}")
     writes = tuple(Path(p) for p in dict.fromkeys(found))
-    where = ProjectPaths.of(profile.root, home=profile.home)
-    outside = [p for p in writes if where.classify(p).why is not None or not _may_write(profile, p)]
+    places = ProjectPaths.of(profile.root, home=profile.home)
+    outside = [
+        p for p in writes if places.classify(p).why is not None or not _may_write(profile, p)
+    ]
     if outside:
-        where = ", ".join(str(p) for p in outside[:3])
-        return AutoAllowDecision("ask", f"it writes outside the writable areas: {where}", writes)
+        shown = ", ".join(str(p) for p in outside[:3])
+        return AutoAllowDecision("ask", f"it writes outside the writable areas: {shown}", writes)
     if not writes:
         return AutoAllowDecision("allow", "it names no file for writing; the sandbox confines it")
     return AutoAllowDecision("allow", "every file it writes is inside the writable areas", writes)

@@ -124,8 +124,8 @@ class ProjectPaths:
         return PathInfo(Path(path), where, why, secret)
 
     def _user_file(self, path: str) -> tuple[str | None, bool]:
-        for folder in self.user_folders or ():
-            if _relative(path, os.fspath(folder)) is not None:
+        for user_folder in self.user_folders or ():
+            if _relative(path, os.fspath(user_folder)) is not None:
                 return "zengine's own folder (settings, chats, keys)", True
         found = None if self.home is None else _relative(path, os.fspath(self.home))
         if not found:
