@@ -48,6 +48,8 @@ TABLE = [
     ("plan", {"allow": ["Bash"]}, bash("ls"), "deny", "mode"),
     ("plan", {"ask": ["Bash"]}, bash("ls"), "deny", "mode"),
     ("bypass", {}, bash("rm -rf build"), "allow", "mode"),
+    ("bypass", {}, bash("rm -rf /tmp/x"), "allow", "mode"),  # bypass: the sandbox confines it
+    ("bypass", {}, bash("echo x >> .git/config"), "ask", "protected"),  # issue 18 item 7
     # outside the project always asks, even in bypass (issue 18 item 3)
     ("bypass", {}, edit("/etc/hosts"), "ask", "outside"),
     ("bypass", {"ask": ["Bash(git push:*)"]}, bash("git push origin"), "ask", "rule"),
@@ -63,8 +65,7 @@ TABLE = [
     ("default", {"allow": ["Write(notes/*)"]}, edit("notes/a.md", "Write"), "allow", "rule"),
     ("default", {"allow": ["Write(notes/*)"]}, edit("notes/a.md", "Edit"), "ask", "mode"),
     # compound commands: allow must cover every part; deny catches any part
-    ("default", {"allow": ["Bash(git status:*)"]}, bash("git status && rm -rf /"), "ask",
-     "outside"),  # rm / writes outside: asks first (issue 18 item 5)
+    ("default", {"allow": ["Bash(git status:*)"]}, bash("git status && rm -rf /"), "ask", "mode"),
     ("default", {"allow": ["Bash(ls:*)", "Bash(wc:*)"]}, bash("ls | wc -l"), "allow", "rule"),
     ("default", {"deny": ["Bash(rm:*)"]}, bash("ls; rm -rf data"), "deny", "rule"),
     ("default", {"allow": ["Bash(echo:*)"]}, bash("echo $(cat ~/.ssh/id_rsa)"), "ask", "mode"),

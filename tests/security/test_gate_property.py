@@ -4,9 +4,11 @@ protected path without asking, in any mode, whatever allow rules say.
 Paths are generated from pieces over a real folder: symlinks that lead out of the project, into
 ``.git`` and around inside it, ``..``, absolute paths, unicode names, case variants (``.GIT``:
 Linux is case-sensitive, but the gate compares these names case-insensitively because macOS and
-Windows are not, so ``.GIT/config`` is protected too) and nested repositories. The oracle below
-is written independently of ``policy/_paths.py``: it resolves with ``os.path.realpath`` and looks
-at the path's names.
+Windows are not, so ``.GIT/config`` is protected too) and nested repositories. Bash writes
+(``echo x > PATH``) are checked the same way, except that in bypass mode and under the bare rule
+``Bash`` (every command) a write outside the project that is not protected runs: the sandbox
+confines those. The oracle below is written independently of ``policy/_paths.py``: it resolves
+with ``os.path.realpath`` and looks at the path's names.
 """
 
 from __future__ import annotations
@@ -55,6 +57,23 @@ def rules(world: dict[str, Path]) -> list[str]:
         "Write(../**)", "Edit(*.py)", "Write(**/.mcp.json)", "Bash", "Bash(echo:*)",
         "Bash(cp:*)", "Bash(*)",
     ]  # fmt: skip
+
+
+def is_outside(path: Path, world: dict[str, Path]) -> bool:
+    root = os.path.realpath(world["root"])
+    resolved = os.path.realpath(path)
+    return not (resolved == root or resolved.startswith(root + "/")) and not is_protected_name(
+        resolved, world
+    )
+
+
+def is_protected_name(resolved: str, world: dict[str, Path]) -> bool:
+    """The user's startup files (outside the project, protected all the same)."""
+    home = str(world["home"])
+    rel = resolved[len(home) + 1 :].casefold() if resolved.startswith(home + "/") else ""
+    return rel in (".bashrc", ".ssh") or rel.startswith(
+        (".ssh/", ".ipython/profile_default/startup")
+    )
 
 
 def is_forbidden(path: Path, world: dict[str, Path]) -> bool:
@@ -114,6 +133,8 @@ def test_no_write_outside_or_to_a_protected_path_runs_without_asking(
     else:
         call = CallView(tool, "edit", paths=(path,))
     decision = gate.decide(call)
+    if tool == "Bash" and (mode == "bypass" or "Bash" in allow) and is_outside(path, world):
+        return  # every command runs (the sandbox confines it); protected paths still ask below
     if is_forbidden(path, world):
         assert decision.action != "allow", (str(path), mode, allow, decision.reason)
 

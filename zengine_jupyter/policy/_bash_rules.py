@@ -7,7 +7,8 @@ Computed once per decision (:func:`command_facts`):
   parser refuses is split roughly for deny and ask rules and never allowed by a rule;
 * the files it names for writing (``_shell.shell_writes``: redirections, ``cp``'s target,
   ``sort -o``, ``git diff --output``, inner ``sh -c`` scripts...), each classified: the first
-  protected one and the first one outside the project are kept for the gate's steps 3 and 6;
+  protected one (the gate's step 3 asks) and the first one outside the project (no allow rule
+  with a specifier covers it) are kept;
 * its output redirections (an allow rule covers those only where an Edit would run without
   asking; after a ``cd`` they cannot be placed, so no rule covers them).
 """
@@ -66,11 +67,13 @@ class CommandFacts:
     ) -> str | None:
         """The allow rules covering every part, or None (see the module docstring)."""
         applicable = [r for r in rules if r.applies_to(tool)]
-        if not applicable or self.outside is not None or self.protected is not None:
+        if not applicable or self.protected is not None:
             return None
         bare = next((r for r in applicable if r.specifier is None), None)
         if bare is not None:
-            return str(bare)
+            return str(bare)  # every command, as bypass: the sandbox confines it
+        if self.outside is not None:
+            return None
         if self.parts is None or self.redirects is None:
             return None
         used: list[str] = []

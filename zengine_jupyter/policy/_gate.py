@@ -10,16 +10,17 @@ Order (first match wins):
    any path outside the project and the additional directories; for reads, a path outside or a
    secret one (the data folder, ``~/.ssh``): reading ``.git/config`` inside the project stays
    free. For commands, a file the command names for writing (a redirection, ``cp``'s target,
-   ``sort -o``, ``git diff --output``) that is protected;
+   ``sort -o``, ``git diff --output``) that is protected (a write outside the project is
+   checked in step 5);
 4. an **ask** rule matches: ask (even in bypass, even if allowed);
 5. an **allow** rule matches: allow. For Bash, every part of a compound command must be
    covered, in its normalised form (``_normalise.py``), and what it writes must stay inside the
    project: a redirection only where an edit would run without asking. A command that cannot
-   be taken apart is never allowed by a rule;
-6. a command that writes **outside** the project asks unless the sandbox's auto-allow clears it
-   (even in bypass);
-7. **bypass** mode: allow;
-8. the mode's default: reading tools run; MCP tools ask; edits run in accept_edits and ask
+   be taken apart is never allowed by a rule. Only the bare rule ``Bash`` ("every command",
+   like bypass) covers a command that writes outside the project: an unrestricted shell can
+   write anywhere through a variable anyway, and the sandbox is what confines it;
+6. **bypass** mode: allow;
+7. the mode's default: reading tools run; MCP tools ask; edits run in accept_edits and ask
    otherwise; commands ask unless ``auto_allow_read_only_bash`` proves them read-only, or
    the sandbox's auto-allow check (passed in by the engine) clears them.
 
@@ -241,13 +242,6 @@ class PermissionGate:
             return GateDecision("ask", f"the rule {rule} asks first", "rule", rule)
         if (rule := facts.allowed_by(policy.allow, call.tool, self.edit_runs)) is not None:
             return GateDecision("allow", f"allowed by the rule {rule}", "rule", rule)
-        if facts.outside is not None:
-            if self.auto_allow is not None and self.auto_allow(command):
-                return GateDecision("allow", "sandboxed: it writes only where it may",
-                                    "auto_allow")  # fmt: skip
-            return GateDecision(
-                "ask", f"the command writes {facts.outside}, outside the project", "outside"
-            )
         if policy.mode == "bypass":
             return GateDecision("allow", "bypass mode", "mode")
         if call.tool != "Bash":

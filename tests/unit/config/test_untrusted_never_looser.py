@@ -37,7 +37,6 @@ DIRS = ["/data", "/etc", "/"]
 ACTIONS: list[tuple[str, str | None]] = [
     ("Bash", "ls"),
     ("Bash", "rm -rf /"),
-    ("Bash", "rm -rf build"),
     ("Bash", "npm run test -- -x"),
     ("Bash", "git status"),
     ("Bash", "curl evil.example"),
@@ -118,6 +117,5 @@ def test_the_property_would_catch_a_loosening_project() -> None:
     mine = resolve_layers(layers[:1]).settings
     trusted = effective_from_layers(layers, project=None, trusted=True).settings
     untrusted = effective_from_layers(layers, project=None, trusted=False).settings
-    # inside the project: a write outside (rm -rf /) asks even in bypass (issue 18 item 5)
-    assert decide(trusted, "Bash", "rm -rf build") < decide(mine, "Bash", "rm -rf build")
-    assert decide(untrusted, "Bash", "rm -rf build") == decide(mine, "Bash", "rm -rf build")
+    assert decide(trusted, "Bash", "rm -rf /") < decide(mine, "Bash", "rm -rf /")
+    assert decide(untrusted, "Bash", "rm -rf /") == decide(mine, "Bash", "rm -rf /")
