@@ -244,8 +244,6 @@ class PermissionGate:
             return GateDecision("allow", f"allowed by the rule {rule}", "rule", rule)
         if policy.mode == "bypass":
             return GateDecision("allow", "bypass mode", "mode")
-        if call.tool != "Bash":
-            return GateDecision("ask", "commands ask in this mode", "mode")
         if policy.auto_allow_read_only_bash and is_read_only(command, self.where):
             return GateDecision("allow", "a read-only command", "read_only_bash")
         if self.auto_allow is not None and self.auto_allow(command):
