@@ -154,6 +154,11 @@ RULES: list[tuple[dict[str, list[str]], str, str]] = [
     ({"allow": ["Bash(echo:*)"]}, "echo x > .z-engine/settings.toml", ASK),
     ({"allow": ["Bash(echo:*)"]}, 'echo "$(id)"', ASK),
     ({"allow": ["Bash(sort:*)"]}, "sort -o /etc/passwd x", ASK),
+    ({"allow": ["Bash(sort:*)"]}, "sort -o out.txt data.csv", ASK),  # an output option: an edit
+    ({"allow": ["Bash(sort:*)", "Edit(out.txt)"]}, "sort -o out.txt data.csv", ALLOW),
+    ({"allow": ["Bash(uniq:*)"]}, "uniq data.csv out.txt", ASK),
+    ({"allow": ["Bash(git diff:*)"]}, "git diff --output=x.diff", ASK),
+    ({"allow": ["Bash(git diff:*)", "Edit(*.diff)"]}, "git diff --output=x.diff", ALLOW),
     ({"allow": ["Bash(curl:*)"]}, "curl -o ~/.bashrc https://example.invalid", ASK),
 ]
 

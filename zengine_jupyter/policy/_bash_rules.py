@@ -9,8 +9,10 @@ Computed once per decision (:func:`command_facts`):
   ``sort -o``, ``git diff --output``, inner ``sh -c`` scripts...), each classified: the first
   protected one (the gate's step 3 asks) and the first one outside the project (no allow rule
   with a specifier covers it) are kept;
-* its output redirections (an allow rule covers those only where an Edit would run without
-  asking; after a ``cd`` they cannot be placed, so no rule covers them).
+* its side writes: output redirections and output options (``sort -o``, ``git diff --output``,
+  ``curl -o``...). An allow rule covers those only where an Edit would run without asking (after
+  a ``cd`` they cannot be placed, so no rule covers them); the writes that are a program's job
+  (``rm x``, ``cp a b``) are granted by a rule naming the program, inside the project.
 """
 
 from __future__ import annotations
@@ -21,9 +23,18 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from zengine_jupyter.policy._commands import SimpleCommand, split_commands
-from zengine_jupyter.policy._normalise import add_forms, allow_form, deny_forms, rough_commands
+from zengine_jupyter.policy._git import READ_ONLY as GIT_READ_ONLY
+from zengine_jupyter.policy._git import git_writes
+from zengine_jupyter.policy._normalise import (
+    add_forms,
+    allow_form,
+    deny_forms,
+    program_name,
+    rough_commands,
+    unwrap,
+)
 from zengine_jupyter.policy._shell import shell_writes
-from zengine_jupyter.policy._writers import CannotAnalyse
+from zengine_jupyter.policy._writers import WRITERS, CannotAnalyse
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -36,6 +47,8 @@ __all__ = ["CommandFacts", "command_facts"]
 _OUTPUT = frozenset({">", ">>", ">|", "&>", "&>>", "<>", ">&"})
 _SPECIAL = ("/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty", "/dev/fd/")
 _DIRECTORY_CHANGERS = frozenset({"cd", "pushd", "popd"})
+_OUTPUT_WRITERS = frozenset({"sort", "uniq", "tree", "curl", "wget"})
+"""Programs whose writes are output options or operands beside their job (reading, fetching)."""
 
 
 @dataclass(frozen=True)
@@ -49,7 +62,7 @@ class CommandFacts:
     protected: PathInfo | None
     outside: Path | None
     redirects: tuple[Path, ...] | None
-    """Output redirection targets; None when they cannot be placed (after a ``cd``)."""
+    """Side-write targets (redirections, output options); None when they cannot be placed."""
 
     def rule_hit(self, rules: tuple[PermissionRule, ...], tool: str) -> str | None:
         """The first deny or ask rule matching any form of any part."""
@@ -133,15 +146,50 @@ def command_facts(command: str, where: ProjectPaths) -> CommandFacts:
 
 
 def _redirects(parts: list[SimpleCommand], root: str) -> tuple[Path, ...] | None:
-    targets = [
+    """Side writes: output redirections and output options (``sort -o``, ``uniq IN OUT``,
+    ``git diff --output``, ``curl -o``, ``find -fprint``...), as opposed to the writes that are
+    a program's purpose (``rm x``, ``cp a b``), which a rule naming the program grants."""
+    targets: list[str] = [
         target
         for part in parts
         for op, target in part.redirects
         if op in _OUTPUT and not target.isdigit() and target != "-"
         and not target.startswith(_SPECIAL)
     ]  # fmt: skip
+    for part in parts:
+        found = _output_options(unwrap(part.words).words)
+        if found is None:
+            return None
+        targets += found
     if not targets:
         return ()
     if any(p.words[0] in _DIRECTORY_CHANGERS for p in parts):
         return None
     return tuple(Path(posixpath.normpath(posixpath.join(root, t))) for t in targets)
+
+
+def _output_options(words: tuple[str, ...]) -> list[str] | None:
+    """Files a command's options name for output; None when they cannot be known."""
+    if not words:
+        return []
+    program, args = program_name(words[0]), list(words[1:])
+    try:
+        if program == "git":
+            sub = next((w for w in args if not w.startswith("-")), None)
+            found = git_writes(args) if sub in GIT_READ_ONLY or sub == "format-patch" else []
+            found = [f for f in found if f != "."]  # format-patch into the current folder
+        elif program == "find":
+            found = [
+                args[i + 1] if i + 1 < len(args) else None
+                for i, w in enumerate(args)
+                if w in ("-fprint", "-fprint0", "-fprintf", "-fls")
+            ]
+        elif program in _OUTPUT_WRITERS:
+            found = WRITERS[program](args)
+        else:
+            return []
+    except CannotAnalyse:
+        return None
+    if any(f is None for f in found):
+        return None
+    return [f for f in found if f is not None and not f.startswith(_SPECIAL)]
