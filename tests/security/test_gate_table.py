@@ -127,6 +127,8 @@ RULES: list[tuple[dict[str, list[str]], str, str]] = [
     ({"deny": ["Bash(rm:*)"]}, "rmdir x", ASK),  # word-bounded: rmdir is not rm
     ({"ask": ["Bash(git push:*)"], "allow": ["Bash"]}, "command git push", ASK),
     ({"ask": ["Bash(git push:*)"], "allow": ["Bash"]}, "/usr/bin/git push origin", ASK),
+    ({"ask": ["Bash(git push:*)"], "allow": ["Bash"]}, "git -C . -c a.b=1 push", ASK),
+    ({"deny": ["Bash(git push:*)"]}, "git --no-pager push --force", DENY),
     # allow rules: word-bounded prefixes on the normalised form
     ({"allow": ["Bash(npm test:*)"]}, "npm test", ALLOW),
     ({"allow": ["Bash(npm test:*)"]}, "npm test -- -k x", ALLOW),

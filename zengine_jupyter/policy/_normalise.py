@@ -160,6 +160,8 @@ def add_forms(words: tuple[str, ...], forms: set[str], depth: int) -> None:
     if depth >= _MAX_DEPTH:
         return
     program, args = bare[0], bare[1:]
+    if program == "git" and args[:1] and args[0].startswith("-"):
+        forms.add(" ".join(("git", *_git_subcommand(args))))  # git -C x -c k=v push -> git push
     if program in _SHELLS:
         script = _script(args)
         if script is not None:
@@ -172,6 +174,18 @@ def add_forms(words: tuple[str, ...], forms: set[str], depth: int) -> None:
                 end = next((j for j, w in enumerate(tail) if w in (";", "+")), len(tail))
                 add_forms(tuple(w for w in tail[:end] if w != "{}") or tail[:end], forms,
                            depth + 1)  # fmt: skip
+
+
+_GIT_VALUED = frozenset({"-C", "-c", "--git-dir", "--work-tree", "--namespace", "--config-env",
+                         "--exec-path", "--super-prefix", "--list-cmds"})  # fmt: skip
+
+
+def _git_subcommand(args: tuple[str, ...]) -> tuple[str, ...]:
+    """git's arguments from the subcommand on (global options skipped)."""
+    i = 0
+    while i < len(args) and args[i].startswith("-"):
+        i += 2 if args[i] in _GIT_VALUED else 1
+    return args[i:]
 
 
 def _script(args: tuple[str, ...]) -> str | None:
