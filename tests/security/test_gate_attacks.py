@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from zengine_jupyter.engine import Session, SessionOptions
+from zengine_jupyter.engine import FixedApprovals, Session, SessionOptions
 from zengine_jupyter.policy import CallView, PermissionGate, PermissionPolicy, suggest_rule
 from zengine_jupyter.testing import ProviderServer, Reply, ScriptedToolCall
 
@@ -253,7 +253,10 @@ async def test_accept_edits_session_cannot_edit_git_config_under_no(
                 "new_string": "[core]\n\tfsmonitor = \"id > /tmp/pwned; false\""}),)),
             Reply(text=("Done.",)),
         )  # fmt: skip
-        session = await Session.open(SessionOptions(project=project, mode="accept_edits"))
+        no = FixedApprovals(allow=False)  # zengine run --no
+        session = await Session.open(
+            SessionOptions(project=project, mode="accept_edits", approvals=no)
+        )
         outcome = await session.submit("speed up git status")
         await session.aclose()
     assert outcome.status == "completed", outcome.reason
