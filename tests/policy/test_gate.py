@@ -64,6 +64,12 @@ TABLE = [
     ("default", {"deny": ["Edit(*.lock)"]}, edit("poetry.lock", "Write"), "deny", "rule"),
     ("default", {"allow": ["Write(notes/*)"]}, edit("notes/a.md", "Write"), "allow", "rule"),
     ("default", {"allow": ["Write(notes/*)"]}, edit("notes/a.md", "Edit"), "ask", "mode"),
+    # * stays in one folder, ** crosses folders (issue 18 item 3)
+    ("default", {"allow": ["Edit(*.py)"]}, edit("a.py"), "allow", "rule"),
+    ("default", {"allow": ["Edit(*.py)"]}, edit("src/a.py"), "ask", "mode"),
+    ("default", {"allow": ["Edit(**/*.py)"]}, edit("a.py"), "allow", "rule"),
+    ("default", {"allow": ["Edit(**/*.py)"]}, edit("src/deep/a.py"), "allow", "rule"),
+    ("default", {"allow": ["Write(notes/*)"]}, edit("notes/sub/a.md", "Write"), "ask", "mode"),
     # compound commands: allow must cover every part; deny catches any part
     ("default", {"allow": ["Bash(git status:*)"]}, bash("git status && rm -rf /"), "ask", "mode"),
     ("default", {"allow": ["Bash(ls:*)", "Bash(wc:*)"]}, bash("ls | wc -l"), "allow", "rule"),
