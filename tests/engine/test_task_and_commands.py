@@ -63,7 +63,8 @@ async def test_custom_commands_and_untrusted_projects(tmp_path: Path, zengine_ho
     )
     async with ProviderServer() as server:
         settings(zengine_home, server)
-        touch = ScriptedToolCall("Bash", {"command": f"touch {tmp_path / 'made'}"})
+        # inside the project: an allow rule never covers a write outside it (issue 18 item 5)
+        touch = ScriptedToolCall("Bash", {"command": f"touch {project / 'made'}"})
         server.add(Reply(tool_calls=(touch,)), Reply(text=("shipped",)))
         session = await Session.open(SessionOptions(project=project))
         await session.submit("/ship v2")
@@ -72,7 +73,7 @@ async def test_custom_commands_and_untrusted_projects(tmp_path: Path, zengine_ho
         assert prompt.startswith("Ship v2 now.")
         assert "not run" in prompt
         assert not marker.exists()
-        assert not (tmp_path / "made").exists()  # no grant: the Bash call was denied
+        assert not (project / "made").exists()  # no grant: the Bash call was denied
 
         TrustStore().trust(project)
         server.add(Reply(tool_calls=(touch,)), Reply(text=("shipped",)))
@@ -84,6 +85,6 @@ async def test_custom_commands_and_untrusted_projects(tmp_path: Path, zengine_ho
         prompt = server.requests[2].json["messages"][-1]["content"][-1]["text"]
         assert "Status: clean" in prompt
         assert marker.exists()
-        assert (tmp_path / "made").exists()  # allowed by the command's rule, for its turn
+        assert (project / "made").exists()  # allowed by the command's rule, for its turn
         assert "/ship" in after.text
         assert trusted.gate.policy.allow == ()  # the grant did not outlive the turn

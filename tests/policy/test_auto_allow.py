@@ -62,7 +62,6 @@ TABLE: list[tuple[str, str, str]] = [
     ("rm -rf build dist", ALLOW, "inside"),
     ("rm *.pyc", ALLOW, "inside"),
     ("rm -rf *", ALLOW, "inside"),
-    ("rm -f .git/*.lock", ALLOW, "inside"),
     ("touch /tmp/marker", ALLOW, "inside"),
     ("mkdir -p out/figures && cd out && touch index.html", ALLOW, "inside"),
     ("cmd 2>&1 | tee -a build.log", ALLOW, "inside"),
@@ -115,6 +114,11 @@ TABLE: list[tuple[str, str, str]] = [
     ("patch -d /etc -p0 < x.diff", ASK, "outside"),
     ("vim -es -c 'w! /etc/x' a", ASK, "editor"),
     ("rm -rf .g*", ASK, "outside"),
+    # protected as the gate sees them (issue 18 item 6): any .git folder, nested ones too
+    ("rm -f .git/*.lock", ASK, "outside"),
+    ("echo '[core]' >> sub/.git/config", ASK, "outside"),
+    ("cp evil.sh vendor/lib/.git/hooks/post-checkout", ASK, "outside"),
+    ("mkdir -p pkg/.z-engine && cp s.toml pkg/.z-engine/settings.toml", ASK, "outside"),
     ("rm -f .git/hoo*/pre-commit", ASK, "glob"),
     ("echo x > .mcp.js?n", ASK, "outside"),
     # cannot be analysed: ask

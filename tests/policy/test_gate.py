@@ -48,7 +48,10 @@ TABLE = [
     ("plan", {"allow": ["Bash"]}, bash("ls"), "deny", "mode"),
     ("plan", {"ask": ["Bash"]}, bash("ls"), "deny", "mode"),
     ("bypass", {}, bash("rm -rf build"), "allow", "mode"),
-    ("bypass", {}, edit("/etc/hosts"), "allow", "mode"),
+    ("bypass", {}, bash("rm -rf /tmp/x"), "allow", "mode"),  # bypass: the sandbox confines it
+    ("bypass", {}, bash("echo x >> .git/config"), "ask", "protected"),  # issue 18 item 7
+    # outside the project always asks, even in bypass (issue 18 item 3)
+    ("bypass", {}, edit("/etc/hosts"), "ask", "outside"),
     ("bypass", {"ask": ["Bash(git push:*)"]}, bash("git push origin"), "ask", "rule"),
     ("bypass", {"deny": ["Edit(/etc/**)"]}, edit("/etc/hosts"), "deny", "rule"),
     # precedence: deny > ask > allow > mode
@@ -61,12 +64,19 @@ TABLE = [
     ("default", {"deny": ["Edit(*.lock)"]}, edit("poetry.lock", "Write"), "deny", "rule"),
     ("default", {"allow": ["Write(notes/*)"]}, edit("notes/a.md", "Write"), "allow", "rule"),
     ("default", {"allow": ["Write(notes/*)"]}, edit("notes/a.md", "Edit"), "ask", "mode"),
+    # * stays in one folder, ** crosses folders (issue 18 item 3)
+    ("default", {"allow": ["Edit(*.py)"]}, edit("a.py"), "allow", "rule"),
+    ("default", {"allow": ["Edit(*.py)"]}, edit("src/a.py"), "ask", "mode"),
+    ("default", {"allow": ["Edit(**/*.py)"]}, edit("a.py"), "allow", "rule"),
+    ("default", {"allow": ["Edit(**/*.py)"]}, edit("src/deep/a.py"), "allow", "rule"),
+    ("default", {"allow": ["Write(notes/*)"]}, edit("notes/sub/a.md", "Write"), "ask", "mode"),
     # compound commands: allow must cover every part; deny catches any part
     ("default", {"allow": ["Bash(git status:*)"]}, bash("git status && rm -rf /"), "ask", "mode"),
     ("default", {"allow": ["Bash(ls:*)", "Bash(wc:*)"]}, bash("ls | wc -l"), "allow", "rule"),
     ("default", {"deny": ["Bash(rm:*)"]}, bash("ls; rm -rf data"), "deny", "rule"),
     ("default", {"allow": ["Bash(echo:*)"]}, bash("echo $(cat ~/.ssh/id_rsa)"), "ask", "mode"),
-    ("default", {"deny": ["Bash(curl:*)"]}, bash("echo `curl x`"), "ask", "mode"),
+    # unparsable lines are split roughly for deny rules (issue 18 item 5)
+    ("default", {"deny": ["Bash(curl:*)"]}, bash("echo `curl x`"), "deny", "rule"),
     # MCP
     ("default", {"allow": ["mcp__github"]}, MCP, "allow", "rule"),
     ("default", {"allow": ["mcp__github__create_issue"]}, MCP, "allow", "rule"),
@@ -75,7 +85,9 @@ TABLE = [
     # outside the project
     ("default", {}, read("/home/ann/.ssh/id_rsa"), "ask", "outside"),
     ("default", {}, read("../sibling/a.py"), "ask", "outside"),
-    ("default", {"allow": ["Read(/data/shared/**)"]}, read("/data/shared/x.csv"), "allow", "rule"),
+    # reads outside ask whatever allow rules say: additional_directories opens a folder
+    ("default", {"allow": ["Read(/data/shared/**)"]}, read("/data/shared/x.csv"), "ask",
+     "outside"),
     ("default", {"additional_directories": [Path("/data/shared")]}, read("/data/shared/x.csv"),
      "allow", "mode"),
 ]  # fmt: skip

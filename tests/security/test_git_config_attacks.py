@@ -131,9 +131,11 @@ async def test_nested_repo_made_by_a_sandboxed_command_never_runs(
         extra = "[shell.sandbox]\nenabled = true\nauto_allow = true\n"
         bash = ScriptedToolCall("Bash", {"command": setup})
         (made,) = await run_calls(project, zengine_home, bash, extra=extra)
-        assert not made.is_error, made.output  # auto-allowed: it writes only inside
-    else:  # no sandbox here: plant it the way the command would
-        subprocess.run(["bash", "-c", setup], cwd=project, check=True)
+        # protected paths are never auto-allowed (issue 18 item 6): it asks, denied under --no
+        assert made.is_error, made.output
+        assert not (project / "sub" / ".git" / "config").exists()
+    # plant it the way the command would have (Glob and Grep must hold even so)
+    subprocess.run(["bash", "-c", setup], cwd=project, check=True)
     assert (project / "sub" / ".git" / "config").read_text().count("fsmonitor") == 1
     assert not marker.exists()
 

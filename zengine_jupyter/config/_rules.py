@@ -2,9 +2,15 @@
 
 A rule is ``Tool`` (every call of that tool) or ``Tool(specifier)``:
 
-* ``Bash(npm run test:*)``: a command; a trailing ``:*`` matches any command that starts with
-  the text before it, otherwise the command must match the glob (``*`` matches anything).
-* ``Read(src/**)``, ``Edit(*.py)``: a path glob (``*`` and ``**`` both match across folders).
+* ``Bash(npm run test:*)``: a command; a trailing ``:*`` is a word-bounded prefix (it matches
+  ``npm run test`` and ``npm run test -k x``, never ``npm run test-evil``); otherwise the command
+  must match the specifier as a glob (``*`` matches anything). The gate matches it against the
+  *parsed* command (program name without quotes or path, wrappers such as ``env``, ``nice`` or
+  ``timeout`` removed), see ``policy/_gate.py``.
+* ``Read(src/**)``, ``Edit(*.py)``: a path glob. ``*`` and ``?`` stay inside one folder, ``**``
+  crosses folders: ``Edit(*.py)`` is ``x.py`` at the project's top only, ``Edit(**/*.py)`` every
+  Python file of the project. A relative glob is matched against the project-relative path, an
+  absolute one (or ``~/...``) against the absolute path.
 * ``mcp__github`` names every tool of one MCP server; ``mcp__github__create_issue`` one tool.
 
 The permission gate (``policy/``) decides with these rules; here they are parsed once, when a
@@ -16,10 +22,16 @@ from __future__ import annotations
 import fnmatch
 import re
 from dataclasses import dataclass
+from pathlib import Path
 
-__all__ = ["PermissionRule"]
+from zengine_jupyter.config._glob import compile_glob
+
+__all__ = ["COMMAND_TOOLS", "PermissionRule"]
 
 _RULE = re.compile(r"^(?P<tool>[A-Za-z][A-Za-z0-9_-]*)(?:\((?P<spec>.+)\))?$", re.DOTALL)
+
+COMMAND_TOOLS = frozenset({"Bash", "Verify"})
+"""Tools whose specifier is a command, not a path glob."""
 
 
 @dataclass(frozen=True)
@@ -53,9 +65,32 @@ class PermissionRule:
             return True
         if argument is None:
             return False
-        if self.specifier.endswith(":*"):
-            return argument.startswith(self.specifier[:-2])
-        return fnmatch.fnmatchcase(argument, self.specifier)
+        if self.tool in COMMAND_TOOLS:
+            return self.matches_command(argument)
+        return self.matches_path(argument)
+
+    def matches_command(self, text: str) -> bool:
+        """The specifier against one command's text (words joined by single spaces)."""
+        spec = self.specifier
+        if spec is None:
+            return True
+        if spec.endswith(":*"):
+            prefix = spec[:-2].rstrip()
+            return text == prefix or (text.startswith(prefix) and text[len(prefix)].isspace())
+        return fnmatch.fnmatchcase(text, spec)
+
+    def matches_path(self, path: str) -> bool:
+        """The specifier as a path glob: ``*`` stays in one folder, ``**`` crosses folders."""
+        spec = self.specifier
+        if spec is None:
+            return True
+        if spec == "~" or spec.startswith("~/"):
+            spec = str(Path("~").expanduser()) + spec[1:]
+        return compile_glob(spec).match(path) is not None
+
+    def applies_to(self, tool: str) -> bool:
+        """Whether this rule is about ``tool`` at all (its specifier aside)."""
+        return self._tool_matches(tool)
 
     def _tool_matches(self, tool: str) -> bool:
         if tool == self.tool:

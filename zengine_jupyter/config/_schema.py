@@ -84,9 +84,12 @@ class PermissionsSettings(StrictModel):
 
     mode: PermissionMode = "default"
     """default: ask before edits and commands; accept_edits: edits in the project run;
-    plan: read-only; bypass: everything runs unless a deny or ask rule matches."""
+    plan: read-only; bypass: everything runs unless a deny or ask rule matches. In every mode,
+    writes to protected paths (.git, .z-engine, .claude, .mcp.json, your startup files) and
+    outside the project ask."""
     allow: list[str] = Field(default_factory=list)
-    """Calls that run without asking; layers combine these lists."""
+    """Calls that run without asking (Bash(npm test:*), Edit(src/**): * stays in one folder,
+    ** crosses folders); layers combine these lists."""
     ask: list[str] = Field(default_factory=list)
     """Calls that always ask, even when allowed or in bypass; layers combine these lists."""
     deny: list[str] = Field(default_factory=list)

@@ -12,17 +12,20 @@ from zengine_jupyter.policy._gate import (
     GateDecision,
     PermissionGate,
     PermissionPolicy,
-    suggest_rule,
 )
+from zengine_jupyter.policy._paths import PathInfo, ProjectPaths
 from zengine_jupyter.policy._readonly import is_read_only
+from zengine_jupyter.policy._suggest import suggest_rule
 
 __all__ = [
     "AutoAllowDecision",
     "AutoAllowRequest",
     "CallView",
     "GateDecision",
+    "PathInfo",
     "PermissionGate",
     "PermissionPolicy",
+    "ProjectPaths",
     "SimpleCommand",
     "decide_auto_allow",
     "is_read_only",

@@ -1,5 +1,7 @@
 """Sandbox auto-allow: a command that would ask runs without asking when every file it names
-for writing stays inside the sandbox's writable areas (spec: "The sandbox", item 5).
+for writing stays inside the sandbox's writable areas (spec: "The sandbox", item 5) and none
+of them is a protected path as the gate sees it (``_paths.py``: any ``.git`` folder, nested
+repositories' too, ``.z-engine``, ``.claude``, ``.mcp.json``, the user's startup files).
 
 This is one input to the gate, not the gate. ``PermissionGate`` (``_gate.py``) applies deny rules,
 plan mode, ask rules and allow rules first (they all win over auto-allow) and consults its
@@ -16,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
+from zengine_jupyter.policy._paths import ProjectPaths
 from zengine_jupyter.policy._shell import shell_writes
 from zengine_jupyter.policy._writers import CannotAnalyse
 
@@ -62,10 +65,13 @@ def decide_auto_allow(request: AutoAllowRequest) -> AutoAllowDecision:
     except CannotAnalyse as exc:
         return AutoAllowDecision("ask", f"cannot analyse the command: {exc.reason}")
     writes = tuple(Path(p) for p in dict.fromkeys(found))
-    outside = [p for p in writes if not _may_write(profile, p)]
+    places = ProjectPaths.of(profile.root, home=profile.home)
+    outside = [
+        p for p in writes if places.classify(p).why is not None or not _may_write(profile, p)
+    ]
     if outside:
-        where = ", ".join(str(p) for p in outside[:3])
-        return AutoAllowDecision("ask", f"it writes outside the writable areas: {where}", writes)
+        shown = ", ".join(str(p) for p in outside[:3])
+        return AutoAllowDecision("ask", f"it writes outside the writable areas: {shown}", writes)
     if not writes:
         return AutoAllowDecision("allow", "it names no file for writing; the sandbox confines it")
     return AutoAllowDecision("allow", "every file it writes is inside the writable areas", writes)

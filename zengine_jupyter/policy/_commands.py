@@ -9,12 +9,13 @@ None, and then no allow rule applies: the gate asks.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 import bashlex
 import bashlex.errors
 
-__all__ = ["SimpleCommand", "split_commands"]
+__all__ = ["SimpleCommand", "parse", "split_commands"]
 
 
 @dataclass(frozen=True)
@@ -26,12 +27,20 @@ class SimpleCommand:
     """(operator, target) pairs, e.g. ``(">", "out.txt")``."""
 
 
+@lru_cache(maxsize=64)
+def parse(command: str) -> tuple[Any, ...]:
+    """bashlex's trees for ``command`` (raises as bashlex does). One decision parses a line
+    once, although the gate, the read-only list and the write analysis all look at it; the
+    trees are only read, never changed."""
+    return tuple(bashlex.parse(command))
+
+
 def split_commands(command: str) -> list[SimpleCommand] | None:
     """The simple commands of ``command``, or None when it cannot be analysed safely."""
     if not command.strip():
         return None
     try:
-        trees = bashlex.parse(command)
+        trees = parse(command)
     except (bashlex.errors.ParsingError, NotImplementedError, IndexError, TypeError, ValueError):
         return None
     out: list[SimpleCommand] = []

@@ -4,11 +4,22 @@ Order (first match wins):
 
 1. a **deny** rule matches: deny;
 2. **plan** mode and the call writes, runs a command or is an MCP tool: deny (read-only mode);
-3. an **ask** rule matches: ask (even in bypass, even if allowed);
-4. an **allow** rule matches: allow (for Bash, every part of a compound command must be
-   covered; a command that cannot be taken apart is never allowed by a rule);
-5. **bypass** mode: allow;
-6. a path **outside** the project and the additional directories: ask;
+3. a **protected** path or a path **outside** the project: ask, in every mode (accept_edits and
+   bypass too) and whatever allow rules say. For edits that is any protected path (``.git``,
+   ``.z-engine``, ``.claude``, ``.mcp.json``, the user's startup files, see ``_paths.py``) and
+   any path outside the project and the additional directories; for reads, a path outside or a
+   secret one (the data folder, ``~/.ssh``): reading ``.git/config`` inside the project stays
+   free. For commands, a file the command names for writing (a redirection, ``cp``'s target,
+   ``sort -o``, ``git diff --output``) that is protected (a write outside the project is
+   checked in step 5);
+4. an **ask** rule matches: ask (even in bypass, even if allowed);
+5. an **allow** rule matches: allow. For Bash, every part of a compound command must be
+   covered, in its normalised form (``_normalise.py``), and what it writes must stay inside the
+   project: a redirection only where an edit would run without asking. A command that cannot
+   be taken apart is never allowed by a rule. Only the bare rule ``Bash`` ("every command",
+   like bypass) covers a command that writes outside the project: an unrestricted shell can
+   write anywhere through a variable anyway, and the sandbox is what confines it;
+6. **bypass** mode: allow;
 7. the mode's default: reading tools run; MCP tools ask; edits run in accept_edits and ask
    otherwise; commands ask unless ``auto_allow_read_only_bash`` proves them read-only, or
    the sandbox's auto-allow check (passed in by the engine) clears them.
@@ -19,12 +30,14 @@ Deny-then-plan-then-ask matters: a project's ``ask = ["Bash"]`` must not turn pl
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import os
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from zengine_jupyter.config._rules import PermissionRule
-from zengine_jupyter.policy._commands import split_commands
+from zengine_jupyter.policy._bash_rules import command_facts
+from zengine_jupyter.policy._paths import PathInfo, ProjectPaths
 from zengine_jupyter.policy._readonly import is_read_only
 
 if TYPE_CHECKING:
@@ -32,10 +45,11 @@ if TYPE_CHECKING:
 
     from zengine_jupyter.config._schema import PermissionsSettings
 
-__all__ = ["CallView", "GateDecision", "PermissionGate", "PermissionPolicy", "suggest_rule"]
+__all__ = ["CallView", "GateDecision", "PermissionGate", "PermissionPolicy"]
 
 Mode = Literal["default", "accept_edits", "plan", "bypass"]
 CallKind = Literal["read", "edit", "execute", "other", "mcp"]
+Source = Literal["rule", "mode", "outside", "protected", "read_only_bash", "auto_allow"]
 _FAMILY = {"read": "Read", "edit": "Edit"}
 
 
@@ -53,7 +67,7 @@ class CallView:
 class GateDecision:
     action: Literal["allow", "ask", "deny"]
     reason: str
-    source: Literal["rule", "mode", "outside", "read_only_bash", "auto_allow"]
+    source: Source
     rule: str | None = None
 
 
@@ -104,11 +118,8 @@ class PermissionPolicy:
         )
 
     def with_rule(self, rule: str) -> PermissionPolicy:
-        """This policy plus one more allow rule (an "always allow" applied at once)."""
-        return PermissionPolicy(
-            self.mode, (*self.allow, PermissionRule.parse(rule)), self.ask, self.deny,
-            self.additional_directories, self.auto_allow_read_only_bash,
-        )  # fmt: skip
+        """This policy plus one more allow rule (an "always allow") applied at once."""
+        return replace(self, allow=(*self.allow, PermissionRule.parse(rule)))
 
 
 @dataclass
@@ -119,112 +130,141 @@ class PermissionGate:
     policy: PermissionPolicy = field(default_factory=PermissionPolicy)
     auto_allow: Callable[[str], bool] | None = None
     """The sandbox's check: True when every write a command names stays writable."""
+    _where: tuple[tuple[Path, tuple[Path, ...]], ProjectPaths] | None = field(
+        default=None, repr=False, compare=False
+    )
+
+    @property
+    def where(self) -> ProjectPaths:
+        """The project's places (root, additional directories, the user's files), cached."""
+        key = (self.root, self.policy.additional_directories)
+        if self._where is None or self._where[0] != key:
+            self._where = (key, ProjectPaths.of(*key))
+        return self._where[1]
 
     def decide(self, call: CallView) -> GateDecision:
+        if call.command is not None and call.kind == "execute":
+            return self._decide_command(call, call.command)
+        return self._decide_paths(call)
+
+    # ------------------------------------------------------------------ paths
+    def _decide_paths(self, call: CallView) -> GateDecision:
         policy = self.policy
-        if (rule := self._match(policy.deny, call, every=False)) is not None:
+        write = call.kind == "edit"
+        infos = [self.where.classify(p, write=write) for p in call.paths]
+        if (rule := self._path_rule(policy.deny, call, infos, every=False)) is not None:
             return GateDecision("deny", f"denied by the rule {rule}", "rule", rule)
         if policy.mode == "plan" and call.kind in ("edit", "execute", "mcp"):
             return GateDecision("deny", "plan mode is read-only: no edits or commands", "mode")
-        if (rule := self._match(policy.ask, call, every=False)) is not None:
+        if (guarded := _guarded(infos, write=write)) is not None:
+            return guarded
+        if (rule := self._path_rule(policy.ask, call, infos, every=False)) is not None:
             return GateDecision("ask", f"the rule {rule} asks first", "rule", rule)
-        if (rule := self._match(policy.allow, call, every=True)) is not None:
+        if (rule := self._path_rule(policy.allow, call, infos, every=True)) is not None:
             return GateDecision("allow", f"allowed by the rule {rule}", "rule", rule)
         if policy.mode == "bypass":
             return GateDecision("allow", "bypass mode", "mode")
-        outside = [p for p in call.paths if not self._inside(p)]
-        if outside:
-            return GateDecision("ask", f"{outside[0]} is outside the project", "outside")
-        return self._default(call)
-
-    def _default(self, call: CallView) -> GateDecision:
         if call.kind in ("read", "other"):
             return GateDecision("allow", "reading tools run without asking", "mode")
         if call.kind == "mcp":
             return GateDecision("ask", "MCP tools ask until a rule allows them", "mode")
+        if call.kind == "edit" and policy.mode == "accept_edits":
+            return GateDecision("allow", "accept_edits: edits inside the project run", "mode")
         if call.kind == "edit":
-            if self.policy.mode == "accept_edits":
-                return GateDecision("allow", "accept_edits: edits inside the project run", "mode")
             return GateDecision("ask", "edits ask in default mode", "mode")
-        command = call.command or ""
-        if self.policy.auto_allow_read_only_bash and is_read_only(command):
+        return GateDecision("ask", "this tool asks in this mode", "mode")
+
+    def _path_rule(
+        self,
+        rules: tuple[PermissionRule, ...],
+        call: CallView,
+        infos: list[PathInfo],
+        *,
+        every: bool,
+    ) -> str | None:
+        """The rule(s) covering ``call``: with ``every`` (allow), each path must be covered by
+        some rule (its resolved forms); otherwise one hit on any form is enough."""
+        names = {call.tool, _FAMILY.get(call.kind, call.tool)}
+        applicable: list[PermissionRule] = []
+        for rule in rules:
+            if rule.tool in names:
+                if rule.specifier is None:
+                    return str(rule)
+                applicable.append(rule)
+            elif rule.matches(call.tool):  # mcp__server covers mcp__server__tool
+                return str(rule)
+        if not applicable or not call.paths:
+            return None
+        used: list[str] = []
+        for path, info in zip(call.paths, infos, strict=True):
+            forms = self._forms(info.path)
+            if not every:
+                forms += self._forms(self.root / path if not path.is_absolute() else path)
+            hit = next((r for r in applicable if any(r.matches_path(f) for f in forms)), None)
+            if hit is None and every:
+                return None
+            if hit is not None and not every:
+                return str(hit)
+            if hit is not None:
+                used.append(str(hit))
+        return ", ".join(dict.fromkeys(used)) if used else None
+
+    def _forms(self, path: Path) -> list[str]:
+        text = os.path.normpath(path)
+        root = str(self.where.root)
+        if text.startswith(root + os.sep):
+            return [text[len(root) + 1 :], text]
+        return [text]
+
+    def edit_runs(self, path: Path) -> bool:
+        """An Edit of ``path`` would run without asking (redirections in allowed commands)."""
+        call = CallView("Edit", "edit", (path,))
+        decision = self._decide_paths(call)
+        return decision.action == "allow"
+
+    # ------------------------------------------------------------------ commands
+    def _decide_command(self, call: CallView, command: str) -> GateDecision:
+        policy = self.policy
+        facts = command_facts(command, self.where)
+        if (rule := facts.rule_hit(policy.deny, call.tool)) is not None:
+            return GateDecision("deny", f"denied by the rule {rule}", "rule", rule)
+        if policy.mode == "plan":
+            return GateDecision("deny", "plan mode is read-only: no edits or commands", "mode")
+        if facts.protected is not None:
+            info = facts.protected
+            return GateDecision(
+                "ask",
+                f"the command writes {info.path}, a protected path ({info.why}): "
+                "writes there always ask",
+                "protected",
+            )
+        if (rule := facts.rule_hit(policy.ask, call.tool)) is not None:
+            return GateDecision("ask", f"the rule {rule} asks first", "rule", rule)
+        if (rule := facts.allowed_by(policy.allow, call.tool, self.edit_runs)) is not None:
+            return GateDecision("allow", f"allowed by the rule {rule}", "rule", rule)
+        if policy.mode == "bypass":
+            return GateDecision("allow", "bypass mode", "mode")
+        if policy.auto_allow_read_only_bash and is_read_only(command, self.where):
             return GateDecision("allow", "a read-only command", "read_only_bash")
         if self.auto_allow is not None and self.auto_allow(command):
             return GateDecision("allow", "sandboxed: it writes only where it may", "auto_allow")
         return GateDecision("ask", "commands ask in this mode", "mode")
 
-    def _inside(self, path: Path) -> bool:
-        resolved = path.resolve()
-        return any(
-            resolved == base or base in resolved.parents
-            for base in (self.root.resolve(), *self.policy.additional_directories)
-        )
 
-    def _match(
-        self, rules: tuple[PermissionRule, ...], call: CallView, *, every: bool
-    ) -> str | None:
-        """The rule(s) that cover ``call``. With ``every`` (allow rules), each part of a
-        compound command and each path must be covered by some rule; otherwise one hit
-        is enough (deny and ask rules)."""
-        names = {call.tool, _FAMILY.get(call.kind, call.tool)}
-        applicable: list[tuple[PermissionRule, str]] = []
-        for rule in rules:
-            if rule.tool in names:
-                applicable.append((rule, rule.tool))
-            elif rule.matches(call.tool):  # mcp__server covers mcp__server__tool
-                return str(rule)
-        for rule, _ in applicable:
-            if rule.specifier is None:
-                return str(rule)
-        items = self._items(call)
-        if items is None:  # a command that cannot be taken apart: allow rules never apply
-            whole = (call.command or "").strip()
-            hit = None if every else next((r for r, t in applicable if r.matches(t, whole)), None)
-            return str(hit) if hit else None
-        used: list[str] = []
-        for forms in items:
-            hit = next(
-                (r for r, t in applicable if any(r.matches(t, form) for form in forms)), None
+def _guarded(infos: list[PathInfo], *, write: bool) -> GateDecision | None:
+    """Step 3 for tools with paths: protected or outside asks, whatever the mode and rules."""
+    for info in infos:
+        if write and info.why is not None:
+            return GateDecision(
+                "ask",
+                f"{info.path} is a protected path ({info.why}): edits there always ask",
+                "protected",
             )
-            if hit is None and every:
-                return None
-            if hit is not None:
-                if not every:
-                    return str(hit)
-                used.append(str(hit))
-        return ", ".join(dict.fromkeys(used)) if every and used else None
-
-    def _items(self, call: CallView) -> list[list[str]] | None:
-        """What rule specifiers are matched against: each simple command, or each path in
-        its project-relative and absolute forms. None: a command that cannot be split."""
-        if call.command is not None:
-            parts = split_commands(call.command)
-            return None if parts is None else [[part.text] for part in parts]
-        return [self._forms(p) for p in call.paths]
-
-    def _forms(self, path: Path) -> list[str]:
-        resolved = path.resolve()
-        try:
-            return [resolved.relative_to(self.root.resolve()).as_posix(), str(resolved)]
-        except ValueError:
-            return [str(resolved)]
-
-
-def suggest_rule(call: CallView, root: Path) -> str:
-    """The rule "always allow" would write for a call like this one."""
-    if call.kind == "mcp" or not (call.command or call.paths):
-        return call.tool
-    if call.kind == "execute" and call.tool != "Bash":  # Verify: a Bash rule would not cover it
-        return call.tool
-    if call.command is not None:
-        parts = split_commands(call.command)
-        if parts and len(parts) == 1 and len(parts[0].words) >= 2:
-            return f"Bash({' '.join(parts[0].words[:2])}:*)"
-        return f"Bash({call.command.strip()})"
-    path = call.paths[0].resolve()
-    try:
-        shown = path.relative_to(root.resolve()).as_posix()
-    except ValueError:
-        shown = str(path)
-    family = _FAMILY.get(call.kind, call.tool)
-    return f"{family}({shown})"
+        if info.secret:
+            return GateDecision(
+                "ask", f"{info.path} is in {info.why}: reading it always asks", "protected"
+            )
+        if info.where == "outside":
+            what = "edits there always ask" if write else "reading it asks"
+            return GateDecision("ask", f"{info.path} is outside the project: {what}", "outside")
+    return None

@@ -61,6 +61,7 @@ def git_writes(args: Sequence[Word]) -> list[Word]:
     sub, rest = args[i], list(args[i + 1 :])
     if sub is None:
         raise CannotAnalyse("the git subcommand cannot be known")
+    extra += [_join(base, f) if f else None for f in _output_files(sub, rest)]
     if sub in READ_ONLY:
         return extra
     if sub == "config":
@@ -71,6 +72,21 @@ def git_writes(args: Sequence[Word]) -> list[Word]:
         ops = split_options(rest[1:], "bB", ("--reason",)).operands
         return [*extra, _join(base, ops[0]) if ops and ops[0] else None]
     return [*extra, base]
+
+
+def _output_files(sub: str, rest: list[Word]) -> list[Word]:
+    """``--output=F`` (diff, log, show...) and format-patch's ``-o DIR`` write files."""
+    out: list[Word] = []
+    names = ("--output", "--output-directory") + (("-o",) if sub == "format-patch" else ())
+    for i, word in enumerate(rest):
+        if word is None:
+            continue
+        name, eq, value = word.partition("=")
+        if name in names:
+            out.append(value if eq else (rest[i + 1] if i + 1 < len(rest) else None))
+        elif sub == "format-patch" and word.startswith("-o") and len(word) > 2:
+            out.append(word[2:])
+    return out
 
 
 def _config(rest: list[Word]) -> list[Word]:

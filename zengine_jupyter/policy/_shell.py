@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 import bashlex
 import bashlex.errors
 
+from zengine_jupyter.policy._commands import parse
 from zengine_jupyter.policy._git import git_writes
 from zengine_jupyter.policy._writers import ASK_PROGRAMS, WRITERS, CannotAnalyse
 
@@ -39,7 +40,7 @@ def shell_writes(command: str, cwd: str, home: str, depth: int = 0) -> list[str]
     if depth > _MAX_DEPTH:
         raise CannotAnalyse("shells nested too deeply")
     try:
-        trees = bashlex.parse(command)
+        trees = parse(command)
     except bashlex.errors.ParsingError as exc:
         raise CannotAnalyse(f"the shell parser cannot read it ({exc.message})") from exc
     except Exception as exc:  # bashlex fails in many ways on what it does not support

@@ -258,6 +258,25 @@ def _find(args: Sequence[Word]) -> list[Word]:
     return writes
 
 
+def _sort(args: Sequence[Word]) -> list[Word]:
+    parsed = split_options(
+        args, "kStTo", ("--key", "--field-separator", "--buffer-size", "--temporary-directory",
+                        "--output", "--compress-program", "--files0-from", "--random-source",
+                        "--batch-size", "--parallel"),
+    )  # fmt: skip
+    return _opt(parsed, "-o", "--output")
+
+
+def _uniq(args: Sequence[Word]) -> list[Word]:
+    """``uniq [IN [OUT]]``: OUT is written."""
+    parsed = split_options(args, "fsw", ("--skip-fields", "--skip-chars", "--check-chars"))
+    return parsed.operands[1:2]
+
+
+def _tree(args: Sequence[Word]) -> list[Word]:
+    return _opt(split_options(args, "oLPIHT", ("--filelimit", "--timefmt")), "-o")
+
+
 def _python(args: Sequence[Word]) -> list[Word]:
     words = list(args)
     if len(words) >= 3 and words[0] == "-m" and words[1] == "venv":
@@ -346,6 +365,9 @@ WRITERS: dict[str, Callable[[Sequence[Word]], list[Word]]] = {
     "tar": _tar,
     "unzip": _unzip,
     "find": _find,
+    "sort": _sort,
+    "uniq": _uniq,
+    "tree": _tree,
     "python": _python,
     "python3": _python,
     "pip": _pip,
