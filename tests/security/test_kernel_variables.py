@@ -126,7 +126,8 @@ def test_user_vars_flag_keeps_values() -> None:
 def test_dataframe_head_masks_text_cells() -> None:
     """Attack: a key in a DataFrame's string column, category, index or column name reaches
     the model through the head; numbers stay visible (the tool's main use)."""
-    pd = pytest.importorskip("pandas")
+    import pandas as pd
+
     frame = pd.DataFrame(
         {"n": [1, 2], "s": [KEY, "x"], KEY: [1.5, 2.5], "c": pd.Categorical([KEY, "y"]),
          "o": [KEY, 3], "when": pd.to_datetime(["2024-01-01", "2024-01-02"])},
