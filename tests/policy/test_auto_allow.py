@@ -74,7 +74,7 @@ TABLE: list[tuple[str, str, str]] = [
     ("patch -p1 < fix.diff", ALLOW, "inside"),
     ("dd if=/dev/zero of=blob.bin bs=1k count=1", ALLOW, "inside"),
     ("git add -A && git commit -m 'wip'", ALLOW, "inside"),
-    ("git clone https://example.invalid/repo.git vendor/repo", ALLOW, "inside"),
+    ("git clone https://example.invalid/r.git vendor/r", ASK, "protected"),  # vendor/r/.git
     ("python -m venv .venv", ALLOW, "inside"),
     ("touch ~/.cache/pip/x", ALLOW, "inside"),
     ("cp results.csv /data/results.csv", ALLOW, "inside"),
@@ -123,7 +123,7 @@ TABLE: list[tuple[str, str, str]] = [
     ("echo x > .mcp.js?n", ASK, "outside"),
     # cannot be analysed: ask
     ("git config core.hooksPath /tmp/hooks", ASK, "protected"),
-    ("git config --global user.name x", ASK, "outside the project"),
+    ("git config --global user.name x", ASK, "protected"),  # ~/.gitconfig
     ('eval "$CMD"', ASK, "eval"),
     ('echo x > "$OUT"', ASK, "run time"),
     ('for f in *.csv; do rm "$f"; done', ASK, "run time"),

@@ -66,11 +66,17 @@ def decide_auto_allow(request: AutoAllowRequest) -> AutoAllowDecision:
         return AutoAllowDecision("ask", f"cannot analyse the command: {exc.reason}")
     writes = tuple(Path(p) for p in dict.fromkeys(found))
     places = ProjectPaths.of(profile.root, home=profile.home)
-    outside = [
-        p for p in writes if places.classify(p).why is not None or not _may_write(profile, p)
-    ]
+    if any("\0" in str(p) for p in writes):
+        return AutoAllowDecision("ask", "cannot analyse the command: a NUL in a path", writes)
+    outside: list[str] = []
+    for path in writes:
+        why = places.classify(path).why
+        if why is not None:
+            outside.append(f"{path} (protected: {why})")
+        elif not _may_write(profile, path):
+            outside.append(str(path))
     if outside:
-        shown = ", ".join(str(p) for p in outside[:3])
+        shown = ", ".join(outside[:3])
         return AutoAllowDecision("ask", f"it writes outside the writable areas: {shown}", writes)
     if not writes:
         return AutoAllowDecision("allow", "it names no file for writing; the sandbox confines it")

@@ -116,11 +116,6 @@ def _exact(rule: PermissionRule) -> bool:
 
 def command_facts(command: str, where: ProjectPaths) -> CommandFacts:
     parts = split_commands(command)
-    if parts is None:
-        forms = {command.strip()}
-        for words in rough_commands(command):
-            add_forms(words, forms, 0)
-        return CommandFacts(None, [forms], [], False, None, None, None)
     home = str(where.home or Path("~").expanduser())
     try:
         written: list[str] | None = shell_writes(command, str(where.root), home)
@@ -134,6 +129,11 @@ def command_facts(command: str, where: ProjectPaths) -> CommandFacts:
             protected = info
         elif info.where == "outside" and outside is None:
             outside = info.path
+    if parts is None:  # no rule allows it, but its protected writes still ask (``> ~/.bashrc``)
+        forms = {command.strip()}
+        for words in rough_commands(command):
+            add_forms(words, forms, 0)
+        return CommandFacts(None, [forms], [], written is not None, protected, outside, None)
     return CommandFacts(
         parts,
         [deny_forms(p) for p in parts],

@@ -1,8 +1,9 @@
 """What a ``git`` command writes: the repository it works in, and sometimes more.
 
-``git config`` writes ``.git/config`` (protected), ``--global`` / ``--system`` write outside the
-project: both ask. Read-only subcommands write nothing; the others write the repository of the
-directory they run in (``-C`` moves it), ``clone`` / ``init`` / ``worktree add`` their target.
+``git config`` writes ``.git/config`` (protected), ``--global`` ``~/.gitconfig`` (protected),
+``--system`` ``/etc/gitconfig``. Read-only subcommands write nothing; the others write the
+repository of the directory they run in (``-C`` moves it), ``clone`` / ``init`` / ``worktree
+add`` their target (and, but for ``--bare``, its new ``.git``: protected like every nested one).
 """
 
 from __future__ import annotations
@@ -65,9 +66,12 @@ def git_writes(args: Sequence[Word]) -> list[Word]:
     if sub in READ_ONLY:
         return extra
     if sub == "config":
-        return extra + _config(rest)
+        return extra + _config(base, rest)
     if sub in ("clone", "init"):
-        return extra + [_join(base, t) if t else None for t in _target(sub, rest)]
+        targets = [_join(base, t) if t else None for t in _target(sub, rest)]
+        if "--bare" not in rest:  # a work tree's new .git: protected, as every nested repository
+            targets += [posixpath.join(t, ".git") if t else None for t in targets]
+        return extra + targets
     if sub == "worktree" and rest[:1] == ["add"]:
         ops = split_options(rest[1:], "bB", ("--reason",)).operands
         return [*extra, _join(base, ops[0]) if ops and ops[0] else None]
@@ -89,17 +93,21 @@ def _output_files(sub: str, rest: list[Word]) -> list[Word]:
     return out
 
 
-def _config(rest: list[Word]) -> list[Word]:
+def _config(base: str, rest: list[Word]) -> list[Word]:
+    """The file ``git config`` writes, named so the gate can see it is protected (a hook path
+    or a pager in a config runs later, outside every fence)."""
     words = [w for w in rest if w is not None]
     if any(w in _CONFIG_READS for w in words) or (len(rest) == 1 and "--global" not in words):
         return []  # reading one key
-    if "--global" in words or "--system" in words:
-        raise CannotAnalyse("git config --global/--system writes outside the project")
     if "--file" in words or "-f" in words:
         flag = "--file" if "--file" in words else "-f"
         idx = words.index(flag) + 1
-        return [words[idx]] if idx < len(words) else [None]
-    raise CannotAnalyse("git config writes .git/config, which is protected")
+        return [_join(base, words[idx])] if idx < len(words) else [None]
+    if "--global" in words:
+        return ["~/.gitconfig"]
+    if "--system" in words:
+        return ["/etc/gitconfig"]
+    return [_join(base, ".git/config")]
 
 
 def _target(sub: str, rest: list[Word]) -> list[str | None]:

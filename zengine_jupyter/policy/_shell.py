@@ -12,6 +12,7 @@ part, ``cd`` inside a group, loop or pipeline.
 from __future__ import annotations
 
 import posixpath
+import re
 from typing import TYPE_CHECKING, Any
 
 import bashlex
@@ -33,6 +34,9 @@ _WRAPPERS = frozenset({"command", "builtin", "nohup", "exec", "stdbuf", "nice", 
 _OUTPUT_REDIRECTS = frozenset({">", ">>", ">|", "&>", "&>>", "<>", ">&"})
 _SPECIAL_FILES = ("/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty", "/dev/fd/")
 _MAX_DEPTH = 4
+
+
+_HOME_WORD = re.compile(r"\$(?:HOME|\{HOME\})(/[^$`]*)?")
 
 
 def shell_writes(command: str, cwd: str, home: str, depth: int = 0) -> list[str]:
@@ -130,11 +134,15 @@ class _Walker:
             elif part.kind == "parameter" or (part.kind == "tilde" and part.value != "~"):
                 dynamic = True
         text: str = node.word
+        home = _HOME_WORD.fullmatch(text)
+        if home is not None:  # $HOME/.bashrc is as well known as ~/.bashrc
+            return self.home + (home.group(1) or "")
         if dynamic or "$" in text or "`" in text:
             return None
-        if text == "~" or text.startswith("~/"):
-            text = self.home + text[1:]
-        return text
+        return self.expand_home(text)
+
+    def expand_home(self, text: str) -> str:
+        return self.home + text[1:] if text == "~" or text.startswith("~/") else text
 
     def redirects(self, nodes: Sequence[Any], cwds: tuple[str, ...]) -> None:
         for node in nodes:
@@ -159,6 +167,7 @@ class _Walker:
             raise CannotAnalyse(f"{what} writes through a glob in a directory name")
         if path.startswith(_SPECIAL_FILES):
             return
+        path = self.expand_home(path)  # a program's own default, such as git's ~/.gitconfig
         for cwd in cwds:
             self.writes.append(posixpath.normpath(posixpath.join(cwd, path)))
 
