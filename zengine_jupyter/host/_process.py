@@ -23,6 +23,7 @@ __all__ = [
     "CompletedRun",
     "RunOptions",
     "child_environment",
+    "is_secret_name",
     "open_process",
     "run",
 ]
@@ -47,6 +48,18 @@ SAFE_ENV_NAMES: frozenset[str] = frozenset(
     }
 )
 """Variables a child inherits by default; ``LC_*`` are passed too. Secrets are not."""
+
+_SECRET_WORDS: tuple[str, ...] = ("KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL")
+"""A name holding one of these (``ANTHROPIC_API_KEY``, ``LC_GITHUB_TOKEN``, ...) is never
+inherited, whatever the allowlist says (``LC_*`` is a common way to smuggle variables through
+ssh). A child that needs such a variable gets it only from its own configured ``env``."""
+
+
+def is_secret_name(name: str) -> bool:
+    """True for an environment variable name that looks like it holds a credential."""
+    upper = name.upper()
+    return any(word in upper for word in _SECRET_WORDS)
+
 
 _TERM_GRACE_S = 2.0
 
@@ -88,13 +101,17 @@ def child_environment(
 ) -> dict[str, str]:
     """The environment a child gets: the allowlist from ``base`` plus ``extra``.
 
-    Values that start with ``()`` (exported shell functions) are dropped.
+    Values that start with ``()`` (exported shell functions) and names that look like a
+    credential (:func:`is_secret_name`) are dropped from ``base``; ``extra`` is the caller's
+    explicit choice (a server's configured ``env``) and is kept as given.
     """
     source = os.environ if base is None else base
     env = {
         name: value
         for name, value in source.items()
-        if (name in SAFE_ENV_NAMES or name.startswith("LC_")) and not value.startswith("()")
+        if (name in SAFE_ENV_NAMES or name.startswith("LC_"))
+        and not value.startswith("()")
+        and not is_secret_name(name)
     }
     if extra:
         env.update(extra)
