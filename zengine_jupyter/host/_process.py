@@ -1,24 +1,29 @@
 """Every child process zengine starts goes through here (house rule 7).
 
 argv lists only (never a shell string), an environment allowlist, a deadline,
-and a stop that escalates: close stdin, SIGTERM, then SIGKILL.
+and a stop that escalates: close stdin, SIGTERM, then SIGKILL. The agent's shell commands
+are started ``tied``: under the child guard, so nothing they start outlives the engine.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import errno
 import os
+import shutil
+import sys
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from zengine_jupyter.protocol import ProcessError, ProcessTimeoutError
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator, Mapping, Sequence
-    from pathlib import Path
 
 __all__ = [
+    "CHILD_GUARD",
     "SAFE_ENV_NAMES",
     "CompletedRun",
     "RunOptions",
@@ -63,6 +68,20 @@ def is_secret_name(name: str) -> bool:
 
 _TERM_GRACE_S = 2.0
 
+CHILD_GUARD = Path(__file__).with_name("_childguard.py")
+"""The guard script for ``RunOptions(tied=True)``; it imports nothing from zengine."""
+
+
+def _argv(argv: Sequence[str], opts: RunOptions) -> list[str]:
+    """``argv``, under the child guard when ``opts.tied`` (and a Python to run it is known)."""
+    if not opts.tied or not sys.executable or os.name != "posix":
+        return list(argv)
+    program = argv[0]
+    if "/" not in program and shutil.which(program, path=opts.env.get("PATH")) is None:
+        # found as the child would look for it; the guard could only report exit status 127
+        raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), program)
+    return [sys.executable, "-I", "-S", str(CHILD_GUARD), str(os.getpid()), "--", *argv]
+
 
 @dataclass(frozen=True)
 class RunOptions:
@@ -76,6 +95,10 @@ class RunOptions:
     pass_fds: tuple[int, ...] = ()
     """Descriptors the child inherits under the same numbers (the sandbox passes its seccomp
     program this way); every other descriptor is closed in the child."""
+    tied: bool = False
+    """Start it under the child guard (:data:`CHILD_GUARD`): it and everything it starts die
+    with the engine, even a SIGKILLed one, and what it leaves running dies when it ends (the
+    agent's shell commands; bubblewrap's pid namespace does the same for sandboxed ones)."""
 
 
 @dataclass(frozen=True)
@@ -131,7 +154,7 @@ async def run(argv: Sequence[str], options: RunOptions | None = None) -> Complet
         raise ProcessError("cannot run an empty command")
     try:
         proc = await asyncio.create_subprocess_exec(
-            *argv,
+            *_argv(argv, opts),
             cwd=opts.cwd,
             env=child_environment(opts.env),
             stdin=asyncio.subprocess.PIPE if opts.stdin is not None else asyncio.subprocess.DEVNULL,
@@ -174,7 +197,7 @@ async def open_process(
         raise ProcessError("cannot run an empty command")
     try:
         proc = await asyncio.create_subprocess_exec(
-            *argv,
+            *_argv(argv, opts),
             cwd=opts.cwd,
             env=child_environment(opts.env),
             stdin=asyncio.subprocess.DEVNULL,
