@@ -134,3 +134,38 @@ async def test_sigkill_of_zengine_run_during_bash_leaves_nothing_running(
     print(f"\nkill-during-Bash ({'sandboxed' if sandbox else 'unsandboxed'}): {ROUNDS} kills, "
           f"{sides} rounds with side effects, {orphans} orphaned processes")  # fmt: skip
     assert (sides, orphans) == (0, 0)
+
+
+async def test_sigterm_of_zengine_run_interrupts_the_turn(tmp_path: Path) -> None:
+    """Fault: ``kill`` (SIGTERM) or a closed terminal (SIGHUP) ended ``zengine run`` at once,
+    its command carried on and the turn was left open; now the turn ends as interrupted."""
+    project, home = tmp_path / "proj", tmp_path / "home"
+    project.mkdir()
+    home.mkdir()
+    duration = f"{SLEEP_S}.{secrets.randbelow(10**6):06d}"
+    async with ProviderServer() as server:
+        (home / "settings.toml").write_text(
+            f'[provider]\nkind = "anthropic"\nbase_url = "{server.base_url}"\n'
+            '[model]\nmain = "claude-sonnet-4-6"\n'
+        )
+        call = ScriptedToolCall("Bash", {"command": _command(duration), "timeout": 60})
+        server.add(Reply(tool_calls=(call,)), Reply(text=("done",)))
+        child = await asyncio.create_subprocess_exec(
+            ZENGINE, "run", "--yes", "go", cwd=project,
+            env={**os.environ, "ZENGINE_HOME": str(home)},
+            stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.DEVNULL,
+            stderr=asyncio.subprocess.PIPE,
+        )  # fmt: skip
+        deadline = time.monotonic() + 90
+        while not (project / "started").exists():
+            assert child.returncode is None, "zengine run ended before the command started"
+            assert time.monotonic() < deadline, "the command never started"
+            await asyncio.sleep(0.05)
+        await asyncio.sleep(0.2)
+        child.send_signal(signal.SIGTERM)
+        _, err = await asyncio.wait_for(child.communicate(), 30)
+        await asyncio.sleep(float(duration) + 0.5)
+    assert child.returncode == 130, err.decode(errors="replace")
+    assert "· interrupted ·" in err.decode()
+    assert sorted(p.name for p in project.glob("side-*")) == []
+    assert _running(duration) == []
