@@ -51,7 +51,7 @@ def _prctl(option: int, value: int) -> bool:
 
         libc = ctypes.CDLL(None, use_errno=True)
         return int(libc.prctl(option, value, 0, 0, 0)) == 0
-    except (OSError, AttributeError):
+    except (ImportError, OSError, AttributeError):
         return False
 
 
@@ -98,6 +98,8 @@ def _signal_all(sig: int) -> int:
     live = _descendants()
     for pid in live:
         with contextlib.suppress(OSError):
+            if sig != signal.SIGKILL and _State.child and os.getpgid(pid) == _State.child:
+                continue  # the group has it already: a graceful signal is sent once
             os.kill(pid, sig)
     return len(live)
 
