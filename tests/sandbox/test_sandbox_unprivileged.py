@@ -61,7 +61,15 @@ def as_nobody(layout: SandboxLayout, script: str) -> tuple[int, str]:
     return asyncio.run(go())
 
 
-def test_an_ordinary_user_is_confined_the_same_way(layout: SandboxLayout) -> None:
+def test_an_ordinary_user_is_confined_the_same_way(
+    layout: SandboxLayout, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the engine's data folder is the user's own, as it is outside the suite (the sandbox
+    # mounts an empty folder over it, so bwrap must reach it as that user)
+    data = layout.base / "zengine-data"
+    data.mkdir(exist_ok=True)
+    os.chown(data, NOBODY, NOBODY)
+    monkeypatch.setenv("ZENGINE_HOME", str(data))
     code, err = as_nobody(layout, "id -u")
     if code != 0 and "namespace" in err.lower():
         pytest.skip(f"this machine refuses user namespaces to ordinary users: {err.strip()}")

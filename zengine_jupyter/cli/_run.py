@@ -2,7 +2,9 @@
 
 The answer goes to stdout; tool calls, approvals and notices go to stderr. Approvals are
 asked on a TTY; ``--yes`` / ``--no`` answer them by policy; with neither and no TTY, every
-question is answered "deny". Exit status: 0 completed, 1 failed, 130 interrupted.
+question is answered "deny". Exit status: 0 completed, 1 failed, 130 interrupted (Ctrl-C,
+SIGTERM or SIGHUP end the turn as interrupted; whatever the engine started dies with it even on
+SIGKILL, see ``host._process``'s child guard).
 """
 
 from __future__ import annotations
@@ -38,6 +40,9 @@ if TYPE_CHECKING:
 __all__ = ["TtyApprovals", "add_run_parser", "run_command"]
 
 _EXIT = {"completed": 0, "failed": 1, "interrupted": 130}
+_STOP_SIGNALS = tuple(
+    getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name)
+)
 
 
 def add_run_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -131,11 +136,27 @@ async def _run(args: argparse.Namespace) -> int:
     )  # fmt: skip
     shown = asyncio.create_task(_show(session.subscribe()))
     loop = asyncio.get_running_loop()
-    with contextlib.suppress(NotImplementedError):
-        loop.add_signal_handler(signal.SIGINT, session.interrupt)
+    main = asyncio.current_task()
+
+    def stop() -> None:
+        """Ctrl-C, a terminal closed, a ``kill``: end the turn as interrupted (its commands are
+        stopped and the log closed) rather than die with it half done."""
+        if not session.interrupt() and main is not None:
+            main.cancel()  # no turn yet: still close the chat on the way out
+
+    for sig in _STOP_SIGNALS:
+        with contextlib.suppress(NotImplementedError, ValueError, RuntimeError):
+            loop.add_signal_handler(sig, stop)
     try:
         outcome = await session.submit(args.prompt)
+    except asyncio.CancelledError:
+        if main is not None:
+            main.uncancel()  # handled: the closing below must not be cancelled too
+        return _EXIT["interrupted"]
     finally:
+        for sig in _STOP_SIGNALS:
+            with contextlib.suppress(NotImplementedError, ValueError, RuntimeError):
+                loop.remove_signal_handler(sig)
         await session.aclose()  # closes the bus: the printer drains and ends
         await shown
     sys.stdout.write("\n")

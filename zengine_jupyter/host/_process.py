@@ -1,28 +1,34 @@
 """Every child process zengine starts goes through here (house rule 7).
 
 argv lists only (never a shell string), an environment allowlist, a deadline,
-and a stop that escalates: close stdin, SIGTERM, then SIGKILL.
+and a stop that escalates: close stdin, SIGTERM, then SIGKILL. The agent's shell commands
+are started ``tied``: under the child guard, so nothing they start outlives the engine.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import errno
 import os
+import shutil
+import sys
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from zengine_jupyter.protocol import ProcessError, ProcessTimeoutError
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator, Mapping, Sequence
-    from pathlib import Path
 
 __all__ = [
+    "CHILD_GUARD",
     "SAFE_ENV_NAMES",
     "CompletedRun",
     "RunOptions",
     "child_environment",
+    "is_secret_name",
     "open_process",
     "run",
 ]
@@ -48,7 +54,33 @@ SAFE_ENV_NAMES: frozenset[str] = frozenset(
 )
 """Variables a child inherits by default; ``LC_*`` are passed too. Secrets are not."""
 
+_SECRET_WORDS: tuple[str, ...] = ("KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL")
+"""A name holding one of these (``ANTHROPIC_API_KEY``, ``LC_GITHUB_TOKEN``, ...) is never
+inherited, whatever the allowlist says (``LC_*`` is a common way to smuggle variables through
+ssh). A child that needs such a variable gets it only from its own configured ``env``."""
+
+
+def is_secret_name(name: str) -> bool:
+    """True for an environment variable name that looks like it holds a credential."""
+    upper = name.upper()
+    return any(word in upper for word in _SECRET_WORDS)
+
+
 _TERM_GRACE_S = 2.0
+
+CHILD_GUARD = Path(__file__).with_name("_childguard.py")
+"""The guard script for ``RunOptions(tied=True)``; it imports nothing from zengine."""
+
+
+def _argv(argv: Sequence[str], opts: RunOptions) -> list[str]:
+    """``argv``, under the child guard when ``opts.tied`` (and a Python to run it is known)."""
+    if not opts.tied or not sys.executable or os.name != "posix":
+        return list(argv)
+    program = argv[0]
+    if "/" not in program and shutil.which(program, path=opts.env.get("PATH")) is None:
+        # found as the child would look for it; the guard could only report exit status 127
+        raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), program)
+    return [sys.executable, "-I", "-S", str(CHILD_GUARD), str(os.getpid()), "--", *argv]
 
 
 @dataclass(frozen=True)
@@ -63,6 +95,10 @@ class RunOptions:
     pass_fds: tuple[int, ...] = ()
     """Descriptors the child inherits under the same numbers (the sandbox passes its seccomp
     program this way); every other descriptor is closed in the child."""
+    tied: bool = False
+    """Start it under the child guard (:data:`CHILD_GUARD`): it and everything it starts die
+    with the engine, even a SIGKILLed one, and what it leaves running dies when it ends (the
+    agent's shell commands; bubblewrap's pid namespace does the same for sandboxed ones)."""
 
 
 @dataclass(frozen=True)
@@ -88,13 +124,17 @@ def child_environment(
 ) -> dict[str, str]:
     """The environment a child gets: the allowlist from ``base`` plus ``extra``.
 
-    Values that start with ``()`` (exported shell functions) are dropped.
+    Values that start with ``()`` (exported shell functions) and names that look like a
+    credential (:func:`is_secret_name`) are dropped from ``base``; ``extra`` is the caller's
+    explicit choice (a server's configured ``env``) and is kept as given.
     """
     source = os.environ if base is None else base
     env = {
         name: value
         for name, value in source.items()
-        if (name in SAFE_ENV_NAMES or name.startswith("LC_")) and not value.startswith("()")
+        if (name in SAFE_ENV_NAMES or name.startswith("LC_"))
+        and not value.startswith("()")
+        and not is_secret_name(name)
     }
     if extra:
         env.update(extra)
@@ -114,7 +154,7 @@ async def run(argv: Sequence[str], options: RunOptions | None = None) -> Complet
         raise ProcessError("cannot run an empty command")
     try:
         proc = await asyncio.create_subprocess_exec(
-            *argv,
+            *_argv(argv, opts),
             cwd=opts.cwd,
             env=child_environment(opts.env),
             stdin=asyncio.subprocess.PIPE if opts.stdin is not None else asyncio.subprocess.DEVNULL,
@@ -157,7 +197,7 @@ async def open_process(
         raise ProcessError("cannot run an empty command")
     try:
         proc = await asyncio.create_subprocess_exec(
-            *argv,
+            *_argv(argv, opts),
             cwd=opts.cwd,
             env=child_environment(opts.env),
             stdin=asyncio.subprocess.DEVNULL,

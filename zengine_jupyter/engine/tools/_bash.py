@@ -42,7 +42,8 @@ class BashTool(Tool[BashInput]):
     kind = "execute"
     description = (
         "Run a shell command in the project folder (bash -c). Output is stdout and stderr "
-        "together; long output is saved as an artifact and its end is shown. Use "
+        "together; long output is saved as an artifact and its end is shown. Processes a "
+        "command leaves running (`cmd &`, nohup, setsid) are stopped when it ends: use "
         "run_in_background for servers and long jobs. Test runs here are not recorded as "
         "verification: use Verify for checks."
     )

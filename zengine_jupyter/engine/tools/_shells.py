@@ -4,7 +4,10 @@ The runner owns every process it starts; ``aclose()`` stops them all. A sandbox,
 is applied through :attr:`ShellRunner.planner` (set by the session's sandbox extension): each
 command is planned with ``host.sandbox.plan_shell`` and started with ``open_planned``, which
 keeps the sandbox's placeholders and seccomp descriptor alive for the child's whole life. With
-no planner the command starts as a plain ``bash -c``. Commands the user types with ``!`` and
+no planner the command starts as a plain ``bash -c``. Either way a command is tied to the
+engine (``RunOptions.tied``: the child guard, or bubblewrap's pid namespace): if the engine
+dies, even by SIGKILL, the command and everything it started die with it, and what a command
+leaves running in the background ends when it ends. Commands the user types with ``!`` and
 hook scripts never come through here.
 """
 
@@ -76,7 +79,7 @@ class ShellRunner:
         self, command: str, origin: CommandOrigin
     ) -> AbstractAsyncContextManager[asyncio.subprocess.Process]:
         """Start ``bash -c COMMAND`` (stdout and stderr merged), through the sandbox if planned."""
-        options = RunOptions(cwd=self.root, env=self.env)
+        options = RunOptions(cwd=self.root, env=self.env, tied=True)
         if self.planner is None:
             return open_process(["bash", "-c", command], options, merge_stderr=True)
         plan = self.planner(command, origin, self.root)

@@ -35,6 +35,7 @@ from zengine_jupyter.host.sandbox._profile import (
     SandboxProfile,
     container_sockets,
     derive_profile,
+    engine_folders,
     jupyter_runtime_dirs,
     probe_path,
 )
@@ -78,6 +79,7 @@ __all__ = [
     "container_sockets",
     "derive_profile",
     "detect_backend",
+    "engine_folders",
     "jupyter_runtime_dirs",
     "launch",
     "network_off_program",

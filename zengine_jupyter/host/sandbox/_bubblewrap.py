@@ -10,7 +10,9 @@ Order matters, each mount covering the ones before it:
 4. each protected path bound read-only over itself; an absent one gets an empty read-only
    tmpfs, so nothing can be created there (writes fail with EISDIR / EROFS); with network on,
    container-engine sockets get ``/dev/null`` over them (connecting is refused); Jupyter's
-   runtime folders (kernel connection files, server tokens) are seen empty;
+   runtime folders (kernel connection files, server tokens) are seen empty, and so are the
+   engine's own folders (chats, ``auth.json``, checkpoints, user settings): a file of theirs
+   reads as ``/dev/null``, an absent one inside a writable area cannot be created;
 5. isolation: own pid and IPC namespaces, a new session (no TIOCSTI into the terminal), every
    capability dropped (as root, bwrap otherwise keeps them and ``mount -o remount,rw /`` works),
    and with network off its own network namespace plus the seccomp program of ``_seccomp``.
@@ -77,6 +79,12 @@ def build_bwrap_argv(
         argv += ["--tmpfs", str(folder), "--remount-ro", str(folder)]
     for socket in profile.masked:
         argv += ["--ro-bind", "/dev/null", str(socket)]
+    for item in profile.private:
+        path = str(item.path)
+        if item.exists and item.kind == "file":
+            argv += ["--ro-bind", "/dev/null", path]
+        elif item.exists or any(item.path.is_relative_to(a) for a in profile.writable):
+            argv += ["--tmpfs", path, "--remount-ro", path]
     argv += [
         "--unshare-pid",
         "--unshare-ipc",

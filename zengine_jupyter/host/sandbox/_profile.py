@@ -14,8 +14,9 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
+from zengine_jupyter.config import data_dir, user_config_dir
 from zengine_jupyter.host.sandbox._gitconfig import hooks_and_includes
-from zengine_jupyter.protocol import SandboxError
+from zengine_jupyter.protocol import ConfigError, SandboxError
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -29,6 +30,7 @@ __all__ = [
     "SandboxProfile",
     "container_sockets",
     "derive_profile",
+    "engine_folders",
     "jupyter_runtime_dirs",
     "probe_path",
 ]
@@ -80,6 +82,24 @@ def jupyter_runtime_dirs(
     if user is not None:
         paths.append(Path(f"/run/user/{user}/jupyter"))
     return tuple(dict.fromkeys(paths))
+
+
+def engine_folders(environ: Mapping[str, str] | None = None) -> tuple[Path, ...]:
+    """The engine's own folders: the data folder (chats and their artifacts, ``auth.json`` with
+    keys for other hosts, checkpoints) and the user settings folder (hooks, MCP headers).
+
+    A command reading them would learn keys and other chats; one writing them could plant a
+    hook the host runs. So the sandbox sees them empty and read-only. Both honour
+    ``$ZENGINE_HOME``.
+    """
+    env = dict(os.environ if environ is None else environ)
+    try:
+        return tuple(dict.fromkeys([data_dir(env), user_config_dir(env)]))
+    except ConfigError as exc:
+        raise SandboxError(
+            f"cannot tell which folder to hide from the sandbox: {exc.message}",
+            hint=exc.hint or "",
+        ) from exc
 
 
 COMMONDIR_SEED = b".\n"
@@ -141,12 +161,20 @@ class SandboxProfile:
     every Unix socket already)."""
     hidden: tuple[Path, ...] = ()
     """Existing folders the command sees empty (Jupyter's connection files and tokens)."""
+    private: tuple[ProtectedPath, ...] = ()
+    """The engine's own folders (:func:`engine_folders`), or, when one holds a writable area
+    (``ZENGINE_HOME`` above the project), its entries beside that area: seen empty and
+    read-only. An absent one inside a writable area cannot be created."""
 
     def refreshed(self, probe: Callable[[Path], PathKind | None] | None = None) -> SandboxProfile:
         """The same profile with ``exists`` re-checked (just before a launch)."""
         look = probe or probe_path
         protected = tuple(replace(p, exists=look(p.path) is not None) for p in self.protected)
-        return replace(self, protected=protected)
+        private = []
+        for item in self.private:
+            kind = look(item.path)
+            private.append(replace(item, kind=kind or item.kind, exists=kind is not None))
+        return replace(self, protected=protected, private=tuple(private))
 
     def is_writable(self, path: Path) -> bool:
         """True when ``path`` (absolute, normalised) is inside a writable area and not protected."""
@@ -275,6 +303,57 @@ def _refuse_links(items: Iterable[Path], look: _Look) -> None:
             )
 
 
+def _entries(path: Path) -> list[Path]:
+    try:
+        return sorted(path.iterdir())
+    except OSError:
+        return []
+
+
+def _private(folders: Iterable[Path], look: _Look) -> tuple[list[ProtectedPath], list[Path]]:
+    """What to hide of the engine's ``folders``, and the folders to pin on the way to them.
+
+    A folder that holds no writable area is hidden whole; one that does (the project inside
+    ``ZENGINE_HOME``) is opened one level and each entry handled the same way, so the writable
+    area stays visible and everything beside it is hidden. A folder inside a writable area must
+    not be a link (the command could re-point it), and the folders between the area and it are
+    pinned: renaming one would let the command swap in a planted data folder.
+    """
+    found: list[ProtectedPath] = []
+    pins: list[Path] = []
+
+    def hide(path: Path, depth: int) -> None:
+        kind = look.probe(path)
+        if not any(area.is_relative_to(path) for area in look.writable):
+            found.append(ProtectedPath(path, kind or "dir", kind is not None))
+            area = next((a for a in look.writable if path.is_relative_to(a) and path != a), None)
+            if area is not None:  # the existing folders between the area and it
+                pins.extend(
+                    p
+                    for p in path.parents
+                    if p.is_relative_to(area) and p != area and look.probe(p) == "dir"
+                )
+            return
+        if kind != "dir" or depth > 16:
+            return
+        for entry in _entries(path):
+            if look.resolve(entry).is_relative_to(path):  # a link out is not ours to hide
+                hide(look.resolve(entry), depth + 1)
+
+    for folder in dict.fromkeys(folders):
+        real = look.resolve(folder)
+        inside = any(folder.is_relative_to(a) for a in look.writable)
+        if inside and look.probe(folder) is not None and real != folder:
+            raise SandboxError(
+                f"the engine's folder {folder} is a symbolic link inside a writable area, so "
+                "the sandbox cannot keep it out of reach (the link could be re-pointed)",
+                hint="set ZENGINE_HOME to the link's target, or move the folder out of the "
+                "project and the temporary folder",
+            )
+        hide(real, 0)
+    return found, pins
+
+
 def _existing(paths: Iterable[Path], probe: Callable[[Path], PathKind | None]) -> list[Path]:
     return [p for p in paths if probe(p) == "dir"]
 
@@ -286,9 +365,11 @@ def derive_profile(
     read: Callable[[Path], str | None] = _read_text,
     sockets: Sequence[Path] | None = None,
     hidden: Sequence[Path] | None = None,
+    private: Sequence[Path] | None = None,
 ) -> SandboxProfile:
     """The profile for ``options``; ``probe``/``resolve``/``read`` are injectable for pure tests,
-    ``sockets`` replaces :func:`container_sockets`, ``hidden`` :func:`jupyter_runtime_dirs`.
+    ``sockets`` replaces :func:`container_sockets`, ``hidden`` :func:`jupyter_runtime_dirs`,
+    ``private`` :func:`engine_folders`.
 
     Raises :class:`SandboxError` when a protected path is a symbolic link (fail closed).
     """
@@ -315,6 +396,8 @@ def derive_profile(
     user_configs = [home / ".gitconfig", home / ".config/git/config", Path("/etc/gitconfig")]
     protected += _git_config_targets(user_configs, projects[0], look)
     _refuse_links([*pinned, *(p.path for p in protected)], look)
+    own, own_pins = _private(engine_folders() if private is None else private, look)
+    pinned += sorted(own_pins, key=lambda p: len(p.parts))
     masked: list[Path] = []
     if options.allow_network:
         candidates = container_sockets() if sockets is None else sockets
@@ -332,4 +415,5 @@ def derive_profile(
         skipped=skipped,
         masked=tuple(dict.fromkeys(masked)),
         hidden=tuple(dict.fromkeys(hidden_dirs)),
+        private=tuple(dict.fromkeys(own)),
     )

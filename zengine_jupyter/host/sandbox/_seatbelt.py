@@ -4,7 +4,9 @@ Reads, process execution and Mach lookups stay allowed; every file write is deni
 writable areas, minus the protected paths (expressed with ``require-not``, so no rule order can
 reopen them; absent paths are covered too, seatbelt matches paths, not files). A pinned ``.git``
 may be written inside but not renamed or removed. With network off, only localhost is reachable
-and Unix sockets are not (macOS has no private network namespace).
+and Unix sockets are not (macOS has no private network namespace). Jupyter's runtime folders and
+the engine's own folders (chats, ``auth.json``, checkpoints, user settings) can be neither read
+nor written.
 """
 
 from __future__ import annotations
@@ -60,6 +62,11 @@ def build_seatbelt_profile(profile: SandboxProfile) -> str:
         for s in profile.masked
     ]
     lines += [f"(deny file-read* file-write* (subpath {_quote(h)}))" for h in profile.hidden]
+    lines += [
+        f"(deny file-read* file-write* ({'literal' if p.kind == 'file' else 'subpath'} "
+        f"{_quote(p.path)}))"
+        for p in profile.private
+    ]
     if not profile.allow_network:
         lines += [
             "(deny network*)",

@@ -179,14 +179,25 @@ def launch(plan: CommandPlan) -> Iterator[Launch]:
         release_placeholders(held)
 
 
+def _options(plan: CommandPlan, opts: RunOptions, spec: Launch) -> RunOptions:
+    """``opts`` for ``spec``; a ``tied`` command under bubblewrap needs no child guard, since
+    ``--die-with-parent`` and its pid namespace already end it, and all it started, with the
+    engine (and what it leaves running when it ends)."""
+    bwrap = plan.sandboxed and plan.backend is not None and plan.backend.name == "bubblewrap"
+    return replace(
+        opts,
+        cwd=spec.cwd,
+        env={**spec.env, **opts.env},
+        pass_fds=spec.pass_fds,
+        tied=opts.tied and not bwrap,
+    )
+
+
 async def run_planned(plan: CommandPlan, options: RunOptions | None = None) -> CompletedRun:
     """Run ``plan`` to completion through :func:`host.run`, sandboxed when the plan says so."""
     opts = options or RunOptions()
     with launch(plan) as spec:
-        return await run(
-            spec.argv,
-            replace(opts, cwd=spec.cwd, env={**spec.env, **opts.env}, pass_fds=spec.pass_fds),
-        )
+        return await run(spec.argv, _options(plan, opts, spec))
 
 
 @contextlib.asynccontextmanager
@@ -199,6 +210,6 @@ async def open_planned(
     """
     opts = options or RunOptions()
     with launch(plan) as spec:
-        merged = replace(opts, cwd=spec.cwd, env={**spec.env, **opts.env}, pass_fds=spec.pass_fds)
+        merged = _options(plan, opts, spec)
         async with open_process(spec.argv, merged, merge_stderr=merge_stderr) as proc:
             yield proc
