@@ -234,6 +234,28 @@ def test_a_redirect_into_git_config_asks_in_bypass(project: Path) -> None:
         assert "protected path" in decision.reason
 
 
+@pytest.mark.parametrize(
+    "command",
+    [
+        "npm test > ~/.bashrc",  # a tilde word: the rule splitter gives up, the write is known
+        'echo "alias ls=rm" >> "$HOME/.bashrc"',
+        "cp evil.py ~/.ipython/profile_default/startup/00.py",
+        "git config core.hooksPath evil-hooks",  # writes .git/config
+        "git config --global core.pager 'sh -c id'",  # writes ~/.gitconfig
+        "git -C sub config core.fsmonitor 'id > /tmp/x'",
+        "git init nested",  # a new nested .git
+    ],
+)
+def test_protected_writes_of_commands_ask_even_in_bypass(project: Path, command: str) -> None:
+    """Attack (found after the first fix, by the lead's red-team pass): in bypass mode a command
+    the rule splitter could not take apart (``~``, ``$HOME``) and ``git config`` / ``git init``,
+    whose target files were not named, ran without asking while writing a start-up file, a
+    repository config or a new nested repository."""
+    decision = gate(project, "bypass").decide(bash(command))
+    assert decision.action == "ask", decision.reason
+    assert "protected path" in decision.reason
+
+
 async def test_accept_edits_session_cannot_edit_git_config_under_no(
     project: Path, zengine_home: Path
 ) -> None:
