@@ -197,3 +197,37 @@ async def test_always_allow_writes_a_rule_and_the_next_call_does_not_ask(
         await again.submit("status")
         await again.aclose()
         assert fresh.asked == []
+
+
+async def test_always_allow_on_a_protected_path_saves_no_rule(
+    project: Path, zengine_home: Path
+) -> None:
+    """A protected path asks every time, so "Always allow" there runs the call once and writes
+    no rule that could never apply (it would only make the user think it was remembered)."""
+
+    class AlwaysOnce(RecordingApprovals):
+        async def ask(self, request: ApprovalRequest) -> ApprovalDecision:
+            self.asked.append(request)
+            return ApprovalDecision(action="always_allow", layer="local")
+
+    (project / ".mcp.json").write_text("{}\n")
+    async with ProviderServer() as server:
+        use_server(zengine_home, server)
+        read = ScriptedToolCall("Read", {"path": ".mcp.json"})
+        write = {"path": ".mcp.json", "content": '{"mcpServers": {}}\n'}
+        server.add(
+            Reply(tool_calls=(read,)),
+            Reply(tool_calls=(ScriptedToolCall("Write", write),)),
+            Reply(tool_calls=(ScriptedToolCall("Write", write),)),
+            Reply(text=("ok",)),
+        )
+        approvals = AlwaysOnce({})
+        session = await Session.open(SessionOptions(project=project, approvals=approvals))
+        notices = session.subscribe()
+        await session.submit("edit the MCP list twice")
+        await session.aclose()
+        texts = [e.text async for e in notices if getattr(e, "topic", None) == "settings"]
+    assert len(approvals.asked) == 2  # asked both times: nothing was remembered
+    assert not (project / ".z-engine" / "settings.local.toml").exists()
+    assert (project / ".mcp.json").read_text() == '{"mcpServers": {}}\n'
+    assert any("no rule saved" in t for t in texts), texts

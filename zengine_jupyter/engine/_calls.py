@@ -193,7 +193,11 @@ async def _ask(
         )  # fmt: skip
         return f"The user denied this call.{note}"
     rule = None
-    if answer.action == "always_allow":
+    if answer.action == "always_allow" and decision.source in ("protected", "outside"):
+        # no rule can cover it (these ask in every mode): a saved rule would only mislead
+        env.journal.publish(Notice(session_id=sid, turn_id=tid, topic="settings", text=(
+            f"allowed once, no rule saved: {decision.reason}")))  # fmt: skip
+    elif answer.action == "always_allow":
         rule = answer.rule or request.suggested_rule
         await asyncio.to_thread(add_rule_to_layer, answer.layer, rule, project=env.root)
         env.gate.policy = env.gate.policy.with_rule(rule)
