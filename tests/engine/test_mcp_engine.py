@@ -201,7 +201,7 @@ async def test_the_gate_asks_by_default_and_rules_allow(project: Path, zengine_h
 async def test_sixty_tools_are_deferred_until_loaded(project: Path, zengine_home: Path) -> None:
     async with ProviderServer() as model:
         (zengine_home / "settings.toml").write_text(
-            settings_text(model.base_url, {"big": stdio_server("--tools", "52")},
+            settings_text(model.base_url, {"big": stdio_server("--tools", str(60 - BASE_TOOLS))},
                           allow=["mcp__big"])
         )  # fmt: skip
         model.add(
