@@ -41,9 +41,9 @@ def _adapter(widget: WidgetName) -> TypeAdapter[Any]:
         TurnWidgetRequest,
     )
 
-    union = {"turn": TurnWidgetRequest, "status": StatusWidgetRequest,
-             "rewind": RewindWidgetRequest}[widget]  # fmt: skip
-    return TypeAdapter(union)
+    unions: dict[WidgetName, Any] = {"turn": TurnWidgetRequest, "status": StatusWidgetRequest,
+                                     "rewind": RewindWidgetRequest}  # fmt: skip
+    return TypeAdapter(unions[widget])
 
 
 def parse_request(widget: WidgetName, content: Any) -> tuple[Any, dict[str, Any] | None]:
