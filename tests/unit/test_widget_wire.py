@@ -14,7 +14,12 @@ import pytest
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from zengine_jupyter.kernel._esm import widget_esm
-from zengine_jupyter.kernel._view_messages import events_message, parse_request, reply_message
+from zengine_jupyter.kernel._view_messages import (
+    WidgetName,
+    events_message,
+    parse_request,
+    reply_message,
+)
 from zengine_jupyter.protocol import (
     WIRE_VERSION,
     ApprovalDecision,
@@ -279,11 +284,12 @@ def test_a_request_without_an_id_or_a_dict_is_refused_with_a_null_id() -> None:
 
 
 def test_the_kernel_parses_every_request_its_widget_takes() -> None:
-    for widget, union in (
+    widgets: list[tuple[WidgetName, Any]] = [
         ("turn", TurnWidgetRequest),
         ("status", StatusWidgetRequest),
         ("rewind", RewindWidgetRequest),
-    ):
+    ]
+    for widget, union in widgets:
         kinds = {m.model_fields["kind"].default for m in _members(union)}
         for raw in (r for r in REQUESTS if r["kind"] in kinds):
             parsed, refused = parse_request(widget, raw)
@@ -293,7 +299,7 @@ def test_the_kernel_parses_every_request_its_widget_takes() -> None:
 
 def test_protocol_ts_declares_every_widget_model_with_its_fields() -> None:
     text = PROTOCOL_TS.read_text()
-    models = [
+    models: list[type[BaseModel]] = [
         *_members(WidgetRequest),
         *_members(WidgetMessage),
         TurnResult,
