@@ -337,3 +337,15 @@ def test_the_wire_version_is_written_in_one_place() -> None:
     for name in ("turn_widget.js", "status_widget.js", "rewind_widget.js"):
         assert widget_esm(name).startswith(f"const WIRE = {WIRE_VERSION};")
     assert f"export const WIRE_VERSION = {WIRE_VERSION};" in PROTOCOL_TS.read_text()
+
+
+def test_the_state_models_are_the_widgets_synced_traits() -> None:
+    import anywidget
+
+    from zengine_jupyter.kernel._rewind_widget import RewindWidget
+    from zengine_jupyter.kernel._widget import TurnWidget
+
+    base = set(anywidget.AnyWidget.class_trait_names(sync=True))
+    for widget, model in ((TurnWidget, TurnWidgetState), (RewindWidget, RewindWidgetState)):
+        synced = set(widget.class_trait_names(sync=True)) - base
+        assert synced == set(model.model_fields), widget.__name__
