@@ -51,6 +51,8 @@ def parse_request(widget: WidgetName, content: Any) -> tuple[Any, dict[str, Any]
     cannot take."""
     from pydantic import ValidationError
 
+    from zengine_jupyter.kernel._requests import validation_problems
+
     data = content if isinstance(content, dict) else {}
     raw_id = data.get("id")
     request_id = raw_id if isinstance(raw_id, str) else None
@@ -69,15 +71,8 @@ def parse_request(widget: WidgetName, content: Any) -> tuple[Any, dict[str, Any]
     try:
         return _adapter(widget).validate_python(data), None
     except ValidationError as exc:
-        return None, reply_message(request_id, error=f"invalid {kind!r} request: {_problems(exc)}")
-
-
-def _problems(exc: Any) -> str:
-    parts = []
-    for error in exc.errors()[:5]:
-        where = ".".join(str(p) for p in error["loc"][1:]) or "message"
-        parts.append(f"{where}: {error['msg']}")
-    return "; ".join(parts)
+        problems = validation_problems(exc)
+        return None, reply_message(request_id, error=f"invalid {kind!r} request: {problems}")
 
 
 def reply_message(
