@@ -173,5 +173,5 @@ export class Connection {
 }
 
 function failed(id: string, error: string): Reply {
-  return { v: 1, kind: 'reply', id, ok: false, error };
+  return { v: WIRE_VERSION, kind: 'reply', id, ok: false, error };
 }

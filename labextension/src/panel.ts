@@ -16,7 +16,7 @@ import { ConnectError, Connection, RequestBody } from './connection';
 import { el } from './dom';
 import { InputBox, Typed } from './input';
 import { McpView } from './mcp';
-import { CodeRestore, KernelMessage, Reply } from './protocol';
+import { CodeRestore, KernelMessage, Reply, WIRE_VERSION } from './protocol';
 import { RewindScope } from './rewind';
 import { SessionsView } from './sessions';
 import { StatusBar } from './status';
@@ -202,7 +202,7 @@ export class ZenginePanel extends Widget {
 
   private _request(body: RequestBody): Promise<Reply> {
     if (!this._connection?.isOpen) {
-      return Promise.resolve({ v: 1, kind: 'reply', id: '', ok: false, error: 'Not connected to a kernel.' });
+      return Promise.resolve({ v: WIRE_VERSION, kind: 'reply', id: '', ok: false, error: 'Not connected to a kernel.' });
     }
     return this._connection.request(body);
   }

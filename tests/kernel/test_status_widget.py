@@ -139,8 +139,10 @@ def test_unknown_and_wrong_version_requests_get_an_error_reply(kernel: KernelHar
     kernel.send_widget_message(model_id, {"v": 99, "kind": "refresh", "id": "a"})
     assert "version" in _reply(kernel, model_id, "a")["error"]
     kernel.send_widget_message(model_id, {"v": 1, "kind": "launch", "id": "b"})
-    assert _reply(kernel, model_id, "b") == {"v": 1, "kind": "reply", "id": "b", "ok": False,
-                                             "error": "unknown request 'launch'"}  # fmt: skip
+    assert _reply(kernel, model_id, "b") == {
+        "v": 1, "kind": "reply", "id": "b", "ok": False,
+        "error": "unknown request kind 'launch': this widget answers refresh, trust_answer",
+    }  # fmt: skip
     assert kernel.execute("1 + 1").status == "ok"
 
 

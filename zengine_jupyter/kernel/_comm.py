@@ -23,6 +23,7 @@ import contextlib
 from typing import TYPE_CHECKING, Any
 
 from zengine_jupyter._version import __version__
+from zengine_jupyter.protocol import COMM_TARGET, WIRE_VERSION
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -34,9 +35,6 @@ if TYPE_CHECKING:
     from zengine_jupyter.protocol._wire import Reply, Snapshot
 
 __all__ = ["COMM_TARGET", "WIRE_VERSION", "PanelComm", "open_comm"]
-
-COMM_TARGET = "zengine"
-WIRE_VERSION = 1
 
 
 def open_comm(comm: Any, open_msg: dict[str, Any]) -> None:

@@ -39,6 +39,7 @@ if TYPE_CHECKING:
     from zengine_jupyter.engine._extension import CommandResult, SessionExtension
     from zengine_jupyter.kernel._comm import PanelComm
     from zengine_jupyter.kernel._widget import TurnWidget
+    from zengine_jupyter.protocol import TurnApprovalAnswer, TurnInterrupt, TurnResult
 
 __all__ = ["CLOSE_WAIT_S", "CLOSING", "KernelController", "TurnRequest"]
 
@@ -193,12 +194,14 @@ class KernelController:
             widget.status = "interrupted"
             raise
         except Exception as exc:
+            from zengine_jupyter.protocol import EngineError, TurnResult
+
             hint = getattr(exc, "hint", None)
             message = str(exc) or type(exc).__name__
             cost = chat.session.meter.render() if chat is not None else ""
-            widget.emit([{"kind": "error", "message": message, "hint": hint},
-                         {"kind": "turn_result", "status": "failed", "reason": message,
-                          "text": "", "changed": [], "cost": cost}])  # fmt: skip
+            session_id = chat.session.id if chat is not None else ""
+            widget.emit([EngineError(session_id=session_id, message=message, hint=hint),
+                         TurnResult(status="failed", reason=message, cost=cost)])  # fmt: skip
             widget.status = "failed"
         finally:
             if chat is not None:
@@ -309,20 +312,15 @@ class KernelController:
         await self.trust(session.root)
         return CommandResult(f"trusted {session.root}; its settings now apply")
 
-    def _on_request(self, chat: _Chat, content: dict[str, Any]) -> dict[str, Any] | None:
-        """A view's request (on the loop's thread): None when done, else the error to show."""
-        from zengine_jupyter.protocol._events import ApprovalDecision
-
-        kind = content.get("kind")
-        if kind == "interrupt":
+    def _on_request(self, chat: _Chat, request: TurnInterrupt | TurnApprovalAnswer) -> str | None:
+        """A turn view's parsed request (on the loop's thread): None when done, else the error
+        to show (``replay`` is answered by the widget itself)."""
+        if request.kind == "interrupt":
             chat.session.interrupt()
             return None
-        if kind == "approval_answer":
-            decision = ApprovalDecision.model_validate(content.get("decision"))
-            if chat.approvals.answer(str(content.get("request_id")), decision):
-                return None
-            return {"error": "this question was already answered or its turn has ended"}
-        return {"error": f"unknown request {kind!r}"}
+        if chat.approvals.answer(request.request_id, request.decision):
+            return None
+        return "this question was already answered or its turn has ended"
 
 
 async def _submit(session: Session, text: str, widget: TurnWidget) -> TurnOutcome:
@@ -342,36 +340,30 @@ async def _reload(session: Session) -> None:
         await session.reload_settings()
 
 
-def _result(outcome: TurnOutcome, session: Session) -> dict[str, Any]:
-    changed = []
-    for path in dict.fromkeys(outcome.changed):
-        changed.append(session.ctx.display(path))
-    return {
-        "kind": "turn_result",
-        "status": outcome.status,
-        "reason": outcome.reason,
-        "text": outcome.text,
-        "changed": changed,
-        "cost": session.meter.render(),
-    }
+def _result(outcome: TurnOutcome, session: Session) -> TurnResult:
+    from zengine_jupyter.protocol import TurnResult
+
+    changed = [session.ctx.display(path) for path in dict.fromkeys(outcome.changed)]
+    return TurnResult(status=outcome.status, reason=outcome.reason, text=outcome.text,
+                      changed=changed, cost=session.meter.render())  # fmt: skip
 
 
 def _summary(widget: TurnWidget) -> str:
     """The turn in plain text, for outputs nobody watched live (papermill, nbclient)."""
     lines = []
     for event in widget.kept:
-        if event.get("kind") == "error":
-            lines.append(f"error: {event['message']}")
-        elif event.get("kind") == "tool_call_denied":
-            lines.append(f"denied: {event['reason']}")
-        elif event.get("kind") == "notice" and event.get("topic") == "replay":
-            lines.append(event["text"])  # a recording must say so wherever it is shown
-        elif event.get("kind") == "verification_changed":
-            lines.append(f"verification: {event['badge']} ({event['reason']})")
-        elif event.get("kind") == "turn_result":
-            changed = ", ".join(event["changed"]) or "no files"
-            lines.append(f"{event['text']}\n(turn {event['status']} · changed {changed} · "
-                         f"{event['cost']})")  # fmt: skip
+        if event.kind == "error":
+            lines.append(f"error: {event.message}")
+        elif event.kind == "tool_call_denied":
+            lines.append(f"denied: {event.reason}")
+        elif event.kind == "notice" and event.topic == "replay":
+            lines.append(event.text)  # a recording must say so wherever it is shown
+        elif event.kind == "verification_changed":
+            lines.append(f"verification: {event.badge} ({event.reason})")
+        elif event.kind == "turn_result":
+            changed = ", ".join(event.changed) or "no files"
+            lines.append(f"{event.text}\n(turn {event.status} · changed {changed} · "
+                         f"{event.cost})")  # fmt: skip
     return "\n".join(lines) or f"zengine: turn {widget.status}"
 
 

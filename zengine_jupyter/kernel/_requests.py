@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from zengine_jupyter.protocol._mcp import McpServerStatus
     from zengine_jupyter.protocol._wire import Reply
 
-__all__ = ["answer_later", "answer_now", "failure", "parse_request"]
+__all__ = ["answer_later", "answer_now", "failure", "parse_request", "validation_problems"]
 
 
 @functools.cache
@@ -88,10 +88,11 @@ def parse_request(data: dict[str, Any]) -> tuple[Any, Reply | None]:
     try:
         return _adapter().validate_python(data), None
     except ValidationError as exc:
-        return None, _failed(request_id, f"invalid {kind!r} request: {_problems(exc)}")
+        return None, _failed(request_id, f"invalid {kind!r} request: {validation_problems(exc)}")
 
 
-def _problems(exc: ValidationError) -> str:
+def validation_problems(exc: ValidationError) -> str:
+    """A request's first five problems, one ``field: message`` each (for a failed reply)."""
     parts = []
     for error in exc.errors()[:5]:
         where = ".".join(str(p) for p in error["loc"][1:]) or "message"

@@ -1,20 +1,22 @@
 """``%agent /rewind``: the chat's user messages with their checkpoints, and buttons to restore
 the code, the conversation or both (``engine/_rewind.py`` does the work).
 
-An anywidget (``rewind_widget.js``; imported on first use only). Messages are custom widget
-messages, ``v`` = :data:`REWIND_WIRE_VERSION`, tagged by ``kind``, each request with an ``id``
-and one ``reply``:
+An anywidget (``rewind_widget.js``; imported on first use only). Messages: the custom widget
+messages of ``protocol/_widget_wire.py``, built and parsed only through those models
+(``_view_messages.py``):
 
-- view -> kernel: ``{"v", "kind": "refresh", "id"}``; ``{"v", "kind": "rewind", "id", "to":
-  turn id or number, "what": "code" | "conversation" | "both"}``.
-- kernel -> view: ``{"v", "kind": "reply", "id", "ok", "error"?, "hint"?, "points"?,
-  "result"?}``: ``points`` are ``RewindPoint`` JSON plus ``warnings`` (lines naming the other
-  chats' edits a code rewind to it would revert too), ``result`` a ``RewindResult`` JSON plus
-  ``what``, ``text`` (the plain-words description) and ``warnings`` (the other chats' edits
-  it reverted).
+- view -> kernel: :data:`~zengine_jupyter.protocol.RewindWidgetRequest`: ``refresh``;
+  ``rewind`` with ``to`` (a turn id or number) and ``what`` (code, conversation or both).
+- kernel -> view: one :class:`~zengine_jupyter.protocol.WidgetReply` per request (a malformed
+  one gets a failed reply), with ``points`` (:class:`~zengine_jupyter.protocol.RewindPointView`:
+  a ``RewindPoint`` plus ``warnings``, the other chats' edits a code rewind to it would
+  revert too) and, after a rewind, ``result`` (:class:`~zengine_jupyter.protocol.RewindOutcome`:
+  the ``RewindResult`` plus ``what``, ``text``, the plain-words description, and ``warnings``,
+  the other chats' edits it reverted).
 
-The same lists are traits (``points``, ``result``, ``busy``, ``error``) so a view opened later
-shows them. Messages may arrive on a subshell thread: they are handed to the kernel's loop.
+The same values are traits (:class:`~zengine_jupyter.protocol.RewindWidgetState`: ``points``,
+``result``, ``busy``, ``error``) so a view opened later shows them. Messages may arrive on a
+subshell thread: they are handed to the kernel's loop.
 """
 
 from __future__ import annotations
@@ -27,15 +29,17 @@ import anywidget
 import traitlets
 
 from zengine_jupyter.kernel._esm import widget_esm
+from zengine_jupyter.kernel._view_messages import parse_request, reply_message
+from zengine_jupyter.protocol import RewindOutcome, RewindPointView
 
 if TYPE_CHECKING:
     from collections.abc import Awaitable
 
     from zengine_jupyter.engine import Session
+    from zengine_jupyter.protocol import RewindScope
 
-__all__ = ["REWIND_WIRE_VERSION", "RewindWidget"]
+__all__ = ["RewindWidget"]
 
-REWIND_WIRE_VERSION = 1
 _HERE = Path(__file__).parent
 _WHAT = {"code": (True, False), "conversation": (False, True), "both": (True, True)}
 
@@ -72,19 +76,13 @@ class RewindWidget(anywidget.AnyWidget):
             self._loop.call_soon_threadsafe(self._handle, content)
 
     def _handle(self, content: dict[str, Any]) -> None:
-        request_id = content.get("id")
-        if content.get("v") != REWIND_WIRE_VERSION:
-            self._reply(request_id, error=f"rewind message version {content.get('v')!r} is not "
-                        f"{REWIND_WIRE_VERSION}: reload the page")  # fmt: skip
-            return
-        kind = content.get("kind")
-        if kind == "refresh":
-            self._spawn(self._answer(request_id, self._refresh()))
-        elif kind == "rewind" and content.get("what") in _WHAT:
-            work = self._rewind(str(content.get("to")), str(content["what"]))
-            self._spawn(self._answer(request_id, work))
+        request, refused = parse_request("rewind", content)
+        if refused is not None:
+            self._post(refused)
+        elif request.kind == "refresh":
+            self._spawn(self._answer(request.id, self._refresh()))
         else:
-            self._reply(request_id, error=f"unknown request {kind!r} (or what to rewind)")
+            self._spawn(self._answer(request.id, self._rewind(request.to, request.what)))
 
     def _spawn(self, work: Awaitable[Any]) -> None:
         task = self._loop.create_task(_resolve(work), name="zengine-rewind")
@@ -99,16 +97,18 @@ class RewindWidget(anywidget.AnyWidget):
             session = await self._session
             self.session_id = session.id
             points = [
-                {"warnings": describe_other_chats(p.other_chats), **p.model_dump(mode="json")}
+                RewindPointView.model_validate(
+                    {**p.model_dump(), "warnings": describe_other_chats(p.other_chats)}
+                )
                 for p in await rewind_points(session)
             ]
         except Exception as exc:
             self.busy, self.error = "", str(exc) or type(exc).__name__
             raise
-        self.points, self.busy = points, ""
+        self.points, self.busy = [p.model_dump(mode="json") for p in points], ""
         return {"points": points}
 
-    async def _rewind(self, to: str, what: str) -> dict[str, Any]:
+    async def _rewind(self, to: str, what: RewindScope) -> dict[str, Any]:
         from zengine_jupyter.engine._rewind import describe_other_chats, describe_rewind, rewind
 
         session = await self._session
@@ -121,32 +121,25 @@ class RewindWidget(anywidget.AnyWidget):
             self.busy, self.error = "", str(exc) or type(exc).__name__
             raise
         warnings = describe_other_chats(done.other_chats, done=True)
-        result = {"what": what, "text": describe_rewind(done), "warnings": warnings,
-                  **done.model_dump(mode="json")}  # fmt: skip
-        self.result = result
-        await self._refresh()
-        return {"result": result, "points": self.points}
+        result = RewindOutcome.model_validate({**done.model_dump(), "what": what,
+                                               "text": describe_rewind(done),
+                                               "warnings": warnings})  # fmt: skip
+        self.result = result.model_dump(mode="json")
+        refreshed = await self._refresh()
+        return {"result": result, "points": refreshed["points"]}
 
-    async def _answer(self, request_id: object, work: Awaitable[dict[str, Any]]) -> None:
+    async def _answer(self, request_id: str, work: Awaitable[dict[str, Any]]) -> None:
         try:
-            extra = await work
+            fields = await work
         except Exception as exc:  # shown in the widget, never a traceback
             message = str(exc) or type(exc).__name__
-            self._reply(request_id, error=message, hint=getattr(exc, "hint", None))
+            self._post(reply_message(request_id, error=message, hint=getattr(exc, "hint", None)))
             return
-        self._reply(request_id, **extra)
+        self._post(reply_message(request_id, **fields))
 
-    def _reply(self, request_id: object, error: str | None = None, **extra: Any) -> None:
-        reply: dict[str, Any] = {"v": REWIND_WIRE_VERSION, "kind": "reply", "id": request_id,
-                                 "ok": error is None}  # fmt: skip
-        if error is not None:
-            reply["error"] = error
-            if extra.get("hint"):
-                reply["hint"] = extra["hint"]
-        else:
-            reply.update(extra)
+    def _post(self, message: dict[str, Any]) -> None:
         if self.comm is not None:
-            self.send(reply)
+            self.send(message)
 
     def close(self) -> None:
         for task in self.tasks:

@@ -2,8 +2,8 @@
 model, the sandbox backend and the MCP servers configured.
 
 This loads the settings (pydantic) and may probe the sandbox once (cached by the host layer),
-so it is imported on first use only: when a view asks, or on ``%zengine``. Details are plain
-JSON (they are a widget trait).
+so it is imported on first use only: when a view asks, or on ``%zengine``. Details are the
+JSON of a :class:`~zengine_jupyter.protocol.StatusDetails` (they are a widget trait).
 """
 
 from __future__ import annotations
@@ -11,6 +11,8 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 from typing import TYPE_CHECKING, Any
+
+from zengine_jupyter.protocol import StatusDetails
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -85,7 +87,7 @@ async def details_async(root: Path) -> dict[str, Any]:
     """Every detail, without blocking the loop (the settings load in a worker thread)."""
     details, enabled = await asyncio.to_thread(settings_details, root)
     details["sandbox"] = await _sandbox(enabled)
-    return details
+    return _typed(details)
 
 
 def details_sync(root: Path) -> dict[str, Any]:
@@ -95,7 +97,12 @@ def details_sync(root: Path) -> dict[str, Any]:
     with concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="zengine-status") as pool:
         future = pool.submit(asyncio.run, _sandbox(enabled))
         details["sandbox"] = future.result(timeout=_SANDBOX_PROBE_S + 5)
-    return details
+    return _typed(details)
+
+
+def _typed(details: dict[str, Any]) -> dict[str, Any]:
+    """The details checked by their model, as the JSON the view reads."""
+    return StatusDetails.model_validate(details).model_dump(mode="json")
 
 
 def details_lines(details: dict[str, Any], *, dismissed: bool) -> list[str]:

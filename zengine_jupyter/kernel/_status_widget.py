@@ -7,12 +7,16 @@ model, sandbox backend, MCP servers: :mod:`._status_details`) loads when a view 
 (``refresh``), off the kernel's loop. ``%zengine`` loads it at once, so its plain-text
 fallback is complete for nbconvert / nbclient outputs.
 
-Messages (custom widget messages, ``v`` = :data:`STATUS_WIRE_VERSION`, tagged by ``kind``):
+Messages: the custom widget messages of ``protocol/_widget_wire.py``, built and parsed only
+through those models (``_view_messages.py``):
 
-- view -> kernel: ``{"v", "kind": "refresh", "id"}``; ``{"v", "kind": "trust_answer", "id",
-  "trust": bool}`` (the banner's "Trust" / "Not now").
-- kernel -> view: one ``{"v", "kind": "reply", "id", "ok", "error"?, "hint"?}`` per request.
-  Everything else is state: ``info``, ``details`` (null until loaded), ``dismissed``, ``busy``.
+- view -> kernel: :data:`~zengine_jupyter.protocol.StatusWidgetRequest`: ``refresh``;
+  ``trust_answer`` with ``trust`` (the banner's "Trust" / "Not now").
+- kernel -> view: one :class:`~zengine_jupyter.protocol.WidgetReply` per request (a malformed
+  request gets a failed one). Everything else is state
+  (:class:`~zengine_jupyter.protocol.StatusWidgetState`): ``info``, ``details`` (null until
+  loaded; built through ``StatusDetails``), ``dismissed``, ``busy``, ``error``. The first
+  state is built without pydantic, at ``%load_ext``.
 
 Trusting records the folder in the trust store, reloads the settings of every open chat of
 that project (a chat in a turn reloads when the turn ends) and shows the widget trusted. "Not
@@ -31,13 +35,14 @@ from IPython.display import display
 from zengine_jupyter.kernel._commwidget import CommWidget
 from zengine_jupyter.kernel._esm import widget_esm
 from zengine_jupyter.kernel._status import KernelStatus, current_status
+from zengine_jupyter.kernel._view_messages import parse_request, reply_message
+from zengine_jupyter.protocol import WIRE_VERSION
 
 if TYPE_CHECKING:
     from zengine_jupyter.kernel._controller import KernelController
 
-__all__ = ["STATUS_WIRE_VERSION", "StatusBoard"]
+__all__ = ["StatusBoard"]
 
-STATUS_WIRE_VERSION = 1
 _HERE = Path(__file__).parent
 _WIDGET_ID = "zengine_jupyter.kernel.StatusWidget"
 _MORE = "`%zengine` for trust, model, sandbox and MCP servers"
@@ -72,7 +77,7 @@ class StatusBoard:
             loop: asyncio.AbstractEventLoop | None = asyncio.get_running_loop()
         except RuntimeError:  # a terminal IPython: no loop, no frontend to answer
             loop = None
-        state = {"v": STATUS_WIRE_VERSION, "info": _info(status), "details": details,
+        state = {"v": WIRE_VERSION, "info": _info(status), "details": details,
                  "dismissed": str(root) in self.dismissed, "busy": "", "error": error}  # fmt: skip
         widget = CommWidget(esm=widget_esm("status_widget.js"), css=_HERE / "status_widget.css",
                             state=state, loop=loop, widget_id=_WIDGET_ID)  # fmt: skip
@@ -101,21 +106,16 @@ class StatusBoard:
     # ------------------------------------------------------------------ requests
     def _on_request(self, widget: CommWidget, root: Path, content: dict[str, Any]) -> None:
         """On the kernel's loop: run the request as a task; it sends the one reply."""
-        request_id = content.get("id")
-        if content.get("v") != STATUS_WIRE_VERSION:
-            _reply(widget, request_id, error=f"status message version {content.get('v')!r} is "
-                   f"not {STATUS_WIRE_VERSION}: reload the page")  # fmt: skip
+        request, refused = parse_request("status", content)
+        if refused is not None:
+            widget.send(refused)
             return
-        kind = content.get("kind")
-        if kind == "refresh":
+        if request.kind == "refresh":
             work = self._refresh(root)
-        elif kind == "trust_answer":
-            work = self._trust(root, bool(content.get("trust")))
         else:
-            _reply(widget, request_id, error=f"unknown request {kind!r}")
-            return
+            work = self._trust(root, request.trust)
         task = asyncio.get_running_loop().create_task(
-            _answer(widget, request_id, work), name="zengine-status-request"
+            _answer(widget, request.id, work), name="zengine-status-request"
         )
         self.tasks.add(task)
         task.add_done_callback(self.tasks.discard)
@@ -145,7 +145,7 @@ class StatusBoard:
                 widget.set_state(busy="")
 
 
-async def _answer(widget: CommWidget, request_id: object, work: Any) -> None:
+async def _answer(widget: CommWidget, request_id: str, work: Any) -> None:
     try:
         await work
     except asyncio.CancelledError:
@@ -153,21 +153,9 @@ async def _answer(widget: CommWidget, request_id: object, work: Any) -> None:
     except Exception as exc:  # shown in the widget, never a traceback
         message = str(exc) or type(exc).__name__
         widget.set_state(error=message)
-        _reply(widget, request_id, error=message, hint=getattr(exc, "hint", None))
+        widget.send(reply_message(request_id, error=message, hint=getattr(exc, "hint", None)))
         return
-    _reply(widget, request_id)
-
-
-def _reply(
-    widget: CommWidget, request_id: object, error: str | None = None, hint: str | None = None
-) -> None:
-    reply: dict[str, Any] = {"v": STATUS_WIRE_VERSION, "kind": "reply", "id": request_id,
-                             "ok": error is None}  # fmt: skip
-    if error is not None:
-        reply["error"] = error
-    if hint:
-        reply["hint"] = hint
-    widget.send(reply)
+    widget.send(reply_message(request_id))
 
 
 def _info(status: KernelStatus) -> dict[str, Any]:

@@ -1,18 +1,18 @@
 """The ``%%agent`` cell's output: an anywidget that streams one turn and asks for approvals.
 
-Messages (custom widget messages, versioned and tagged by ``kind``; see ``turn_widget.js``):
+Messages: the custom widget messages of ``protocol/_widget_wire.py``, built and parsed only
+through those models (``_view_messages.py``):
 
-- kernel -> view: ``{"v": 1, "kind": "events", "events": [EngineEvent JSON...]}`` (batched;
-  a ``replay`` request gets every event so far), ``{"v": 1, "kind": "reply", "id", "ok",
-  "error"?}`` for each request.
-- view -> kernel: ``{"v": 1, "kind": "replay" | "interrupt" | "approval_answer", "id", ...}``;
-  an ``approval_answer`` carries ``request_id`` and ``decision`` (an ``ApprovalDecision``).
+- kernel -> view: :class:`~zengine_jupyter.protocol.WidgetEvents` (batched engine events,
+  then a :class:`~zengine_jupyter.protocol.TurnResult`, or an ``EngineError`` and a failed
+  result for a failure the kernel caught; a ``replay`` request gets every event so far), and
+  one :class:`~zengine_jupyter.protocol.WidgetReply` per request.
+- view -> kernel: :data:`~zengine_jupyter.protocol.TurnWidgetRequest` (``replay``,
+  ``interrupt``, ``approval_answer``); a malformed one gets a failed reply.
 
-Besides the engine's events, the kernel adds ``{"kind": "turn_result", "status", "text",
-"changed", "reason"}`` when the turn is over and ``{"kind": "error", "message", "hint"}`` for a
-failure it caught. A view may get messages on any thread: ``on_msg`` only hands the message to
-the kernel's loop. ``sent_note`` (``%%agent --vars``) makes the view show ``prompt``, exactly as
-sent to the model, in a collapsed block.
+A view may get messages on any thread: ``on_msg`` only hands the message to the kernel's loop.
+``sent_note`` (``%%agent --vars``) makes the view show ``prompt``, exactly as sent to the
+model, in a collapsed block. The traits are :class:`~zengine_jupyter.protocol.TurnWidgetState`.
 """
 
 from __future__ import annotations
@@ -24,16 +24,17 @@ import anywidget
 import traitlets
 
 from zengine_jupyter.kernel._esm import widget_esm
+from zengine_jupyter.kernel._view_messages import events_message, parse_request, reply_message
 
 if TYPE_CHECKING:
     import asyncio
     from collections.abc import Callable
 
     from zengine_jupyter.engine import Subscription
+    from zengine_jupyter.protocol import TurnViewEvent
 
-__all__ = ["WIDGET_WIRE_VERSION", "TurnWidget"]
+__all__ = ["TurnWidget"]
 
-WIDGET_WIRE_VERSION = 1
 _HERE = Path(__file__).parent
 _MAX_KEPT = 20_000
 """Events a widget keeps for views that open later (a reload); older ones are dropped."""
@@ -54,9 +55,10 @@ class TurnWidget(anywidget.AnyWidget):
     def __init__(self, loop: asyncio.AbstractEventLoop, **traits: Any) -> None:
         super().__init__(**traits)
         self._loop = loop
-        self.kept: list[dict[str, Any]] = []
-        self.handler: Callable[[dict[str, Any]], dict[str, Any] | None] | None = None
-        """Set by the controller: answers a request on the loop (None: reply ok)."""
+        self.kept: list[TurnViewEvent] = []
+        self.handler: Callable[[Any], str | None] | None = None
+        """Set by the controller: answers an ``interrupt`` or ``approval_answer`` on the loop
+        (None: reply ok, else the error to show)."""
         self.on_msg(self._on_msg)
 
     def __repr__(self) -> str:
@@ -66,26 +68,26 @@ class TurnWidget(anywidget.AnyWidget):
         return f"zengine turn: {first[:77] + '…' if len(first) > 78 else first}"
 
     # ------------------------------------------------------------ kernel -> view
-    def emit(self, events: list[dict[str, Any]]) -> None:
-        """Show ``events`` (JSON dicts) in every view, and keep them for later views."""
+    def emit(self, events: list[TurnViewEvent]) -> None:
+        """Show ``events`` in every view, and keep them for later views."""
         if not events:
             return
         self.kept.extend(events)
         if len(self.kept) > _MAX_KEPT:
             del self.kept[: len(self.kept) - _MAX_KEPT]
         if self.comm is not None:
-            self.send({"v": WIDGET_WIRE_VERSION, "kind": "events", "events": events})
+            self.send(events_message(events))
 
     async def pump(self, sub: Subscription) -> None:
         """Forward a subscription's events until it closes, batching what is already queued."""
         while (event := await sub.get()) is not None:
-            batch = [event.model_dump(mode="json")]
+            batch: list[TurnViewEvent] = [event]
             while sub.pending():
                 more = await sub.get()
                 if more is None:
                     self.emit(batch)
                     return
-                batch.append(more.model_dump(mode="json"))
+                batch.append(more)
             self.emit(batch)
 
     # ------------------------------------------------------------ view -> kernel
@@ -95,20 +97,18 @@ class TurnWidget(anywidget.AnyWidget):
             self._loop.call_soon_threadsafe(self._handle, content)
 
     def _handle(self, content: dict[str, Any]) -> None:
-        request_id = content.get("id")
-        reply: dict[str, Any] = {"v": WIDGET_WIRE_VERSION, "kind": "reply", "id": request_id}
-        if content.get("v") != WIDGET_WIRE_VERSION:
-            reply |= {"ok": False, "error": f"widget message version {content.get('v')!r} "
-                      f"is not {WIDGET_WIRE_VERSION}: reload the page"}  # fmt: skip
-        elif content.get("kind") == "replay":
-            self.send({"v": WIDGET_WIRE_VERSION, "kind": "events", "events": self.kept,
-                       "replay": True})  # fmt: skip
-            reply["ok"] = True
+        request, refused = parse_request("turn", content)
+        if refused is not None:
+            reply = refused
+        elif request.kind == "replay":
+            if self.comm is not None:
+                self.send(events_message(self.kept, replay=True))
+            reply = reply_message(request.id)
         else:
             try:
-                error = self.handler(content) if self.handler else None
+                error = self.handler(request) if self.handler else None
             except Exception as exc:  # a bad message must not break the kernel
-                error = {"error": f"{type(exc).__name__}: {exc}"}
-            reply |= {"ok": error is None, **(error or {})}
+                error = f"{type(exc).__name__}: {exc}"
+            reply = reply_message(request.id, error=error)
         if self.comm is not None:
             self.send(reply)

@@ -1,7 +1,8 @@
 // Shared by every zengine widget's ESM: the kernel prepends this file to each widget's own
 // file (kernel/_esm.py), so the pair is one module. Every message carries v (WIRE) and kind;
-// a request carries an id and gets exactly one reply with the same id.
-const WIRE = 1;
+// a request carries an id and gets exactly one reply with the same id. WIRE is not defined
+// here: kernel/_esm.py defines it first, from protocol/_wire_version.py (the
+// message types are protocol/_widget_wire.py, in TypeScript labextension/src/protocol.ts).
 
 function el(tag, cls, text) {
   const node = document.createElement(tag);

@@ -1,11 +1,12 @@
 """The panel <-> kernel wire protocol: what travels on the ``zengine`` comm.
 
-Every message is a JSON object with ``v`` (the wire version, :data:`WIRE_VERSION`) and a
-``kind`` tag. The JupyterLab panel sends a :data:`PanelRequest`, each with an ``id`` it chose;
-the kernel sends :data:`KernelMessage` s. Exactly one :class:`Reply` answers each request
-(same ``id``): ``ok`` true, or ``ok`` false with ``error`` (plain text for the user, shown as
-is) and maybe a ``hint``. A kernel that does not support a request yet answers ``ok`` false and
-says so: the panel never pretends.
+Every message is a JSON object with ``v`` (the wire version, :data:`WIRE_VERSION`; it and
+the comm target live in ``_wire_version.py``, shared with the cell widgets' messages in
+``_widget_wire.py``) and a ``kind`` tag. The JupyterLab panel sends a :data:`PanelRequest`,
+each with an ``id`` it chose; the kernel sends :data:`KernelMessage` s. Exactly one
+:class:`Reply` answers each request (same ``id``): ``ok`` true, or ``ok`` false with ``error``
+(plain text for the user, shown as is) and maybe a ``hint``. A kernel that does not support
+a request yet answers ``ok`` false and says so: the panel never pretends.
 
 The conversation::
 
@@ -33,7 +34,7 @@ A version change (``v``) is a breaking change: the kernel answers any other ``v`
 
 from __future__ import annotations
 
-from typing import Annotated, Final, Literal, Self
+from typing import Annotated, Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -42,10 +43,9 @@ from zengine_jupyter.protocol._events import ApprovalDecision, ApprovalRequest, 
 from zengine_jupyter.protocol._mcp import McpServerStatus
 from zengine_jupyter.protocol._records import LogRecord
 from zengine_jupyter.protocol._sessions import SessionMeta
+from zengine_jupyter.protocol._wire_version import WIRE_VERSION, WireVersion
 
 __all__ = [
-    "COMM_TARGET",
-    "WIRE_VERSION",
     "ApprovalAnswer",
     "CommandRequest",
     "EventMessage",
@@ -66,16 +66,11 @@ __all__ = [
     "TrustAnswer",
 ]
 
-COMM_TARGET: Final = "zengine"
-"""The comm target the kernel registers on ``%load_ext zengine``."""
-
-WIRE_VERSION: Final = 1
-
 
 class _Wire(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    v: Literal[1] = WIRE_VERSION
+    v: WireVersion = WIRE_VERSION
 
 
 class _Request(_Wire):
