@@ -147,3 +147,29 @@ def test_built_assets_and_node_modules_are_never_committed() -> None:
         or path == "zengine_jupyter/_version.py"
     ]
     assert leaked == []
+
+
+def test_typescript_gates_run_in_scripts_test_before_pytest() -> None:
+    """eslint, prettier and the JS unit tests are gates like ruff and mypy, in scripts/test."""
+    scripts = json.loads(PACKAGE_JSON.read_text())["scripts"]
+    assert "eslint" in scripts["lint:check"]
+    assert "prettier --check" in scripts["prettier:check"]
+    assert scripts["test"].startswith("vitest run")
+    text = (REPO / "scripts" / "test").read_text()
+    at = {gate: text.find(f"jlpm {gate})") for gate in ("lint:check", "prettier:check", "test")}
+    assert all(index > 0 for index in at.values()), at
+    assert max(at.values()) < text.index('exec pytest "$@"')
+
+
+def test_js_unit_tests_stay_out_of_the_built_panel() -> None:
+    """test/ is neither built into the panel nor hashed by labext_ensure (no rebuild for it)."""
+    tsconfig = json.loads((REPO / "labextension" / "tsconfig.json").read_text())
+    assert tsconfig["include"] == ["src/*"]
+    files = json.loads(PACKAGE_JSON.read_text())["files"]
+    assert not [pattern for pattern in files if pattern.startswith("test")]
+    common = (REPO / "scripts" / "_common.sh").read_text()
+    (hashed,) = [line for line in common.splitlines() if "find package.json" in line]
+    assert "test" not in hashed.split()
+    assert "eslint.config.mjs" not in hashed
+    tested = {p.name for p in (REPO / "labextension" / "test").glob("*.test.ts")}
+    assert {f"{n}.test.ts" for n in ("approvals", "dom", "rewind", "status", "toolcard")} <= tested

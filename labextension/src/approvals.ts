@@ -28,7 +28,12 @@ export class ApprovalPrompt {
     node.setAttribute('role', 'group');
     const titleId = `jp-zengine-approval-${request.id}`;
     node.setAttribute('aria-labelledby', titleId);
-    const title = el('div', 'jp-zengine-approval-title', `Allow ${request.tool}? ${request.summary}`, node);
+    const title = el(
+      'div',
+      'jp-zengine-approval-title',
+      `Allow ${request.tool}? ${request.summary}`,
+      node
+    );
     title.id = titleId;
     el('div', 'jp-zengine-approval-reason', request.reason, node);
     if (request.command) {
@@ -41,14 +46,26 @@ export class ApprovalPrompt {
     const controls = el('div', 'jp-zengine-approval-controls', null, node);
     this._controls = controls;
     const row = el('div', 'jp-zengine-buttons', null, controls);
-    this._once = button(row, 'jp-zengine-allow jp-mod-accept', 'Allow once', () =>
-      void this._send({ action: 'allow_once' }, 'allowed once')
+    this._once = button(
+      row,
+      'jp-zengine-allow jp-mod-accept',
+      'Allow once',
+      () => void this._send({ action: 'allow_once' }, 'allowed once')
     );
-    button(row, 'jp-zengine-always', 'Always allow', () =>
-      void this._send(
-        { action: 'always_allow', layer: this._layer.value as 'local' | 'user', rule: request.suggested_rule },
-        `always allowed (${request.suggested_rule})`
-      ), `Always allow ${request.suggested_rule}`
+    button(
+      row,
+      'jp-zengine-always',
+      'Always allow',
+      () =>
+        void this._send(
+          {
+            action: 'always_allow',
+            layer: this._layer.value as 'local' | 'user',
+            rule: request.suggested_rule
+          },
+          `always allowed (${request.suggested_rule})`
+        ),
+      `Always allow ${request.suggested_rule}`
     );
     const layerLabel = el('label', 'jp-zengine-layer', 'Remember in ', row);
     this._layer = el('select', 'jp-zengine-layer-select', null, layerLabel);
@@ -67,8 +84,11 @@ export class ApprovalPrompt {
         void this._send({ action: 'deny', message: this._reason.value || null }, 'denied');
       }
     });
-    button(denyRow, 'jp-zengine-deny jp-mod-reject', 'Deny', () =>
-      void this._send({ action: 'deny', message: this._reason.value || null }, 'denied')
+    button(
+      denyRow,
+      'jp-zengine-deny jp-mod-reject',
+      'Deny',
+      () => void this._send({ action: 'deny', message: this._reason.value || null }, 'denied')
     );
     this._error = el('div', 'jp-zengine-approval-error', null, node);
     this._error.setAttribute('role', 'alert');
@@ -108,11 +128,11 @@ export class ApprovalPrompt {
     if (this.answered) {
       return;
     }
-    const buttons = Array.from(this._controls.querySelectorAll('button, select, input')) as (
-      | HTMLButtonElement
-      | HTMLInputElement
-      | HTMLSelectElement
-    )[];
+    const buttons = Array.from(
+      this._controls.querySelectorAll<HTMLButtonElement | HTMLInputElement | HTMLSelectElement>(
+        'button, select, input'
+      )
+    );
     buttons.forEach(b => (b.disabled = true));
     const reply = await this._answer(this.request, decision);
     if (this.answered) {
@@ -137,7 +157,9 @@ export class ApprovalPrompt {
 
 /** The outcome line for a ToolCallApproved / ToolCallDenied event. */
 export function outcomeText(
-  event: { kind: 'tool_call_approved'; by: string; rule?: string | null } | { kind: 'tool_call_denied'; by: string; reason: string }
+  event:
+    | { kind: 'tool_call_approved'; by: string; rule?: string | null }
+    | { kind: 'tool_call_denied'; by: string; reason: string }
 ): string {
   if (event.kind === 'tool_call_approved') {
     const by = event.by === 'user' ? 'by you' : `by ${event.by}`;

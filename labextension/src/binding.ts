@@ -9,13 +9,7 @@ import { Kernel } from '@jupyterlab/services';
 
 /** What the status line says; also `data-state` on the panel (tests read it). */
 export type ConnectionState =
-  | 'no-notebook'
-  | 'no-kernel'
-  | 'connecting'
-  | 'connected'
-  | 'restarting'
-  | 'closed'
-  | 'failed';
+  'no-notebook' | 'no-kernel' | 'connecting' | 'connected' | 'restarting' | 'closed' | 'failed';
 
 export interface IBindingCallbacks {
   notebook(path: string): void;

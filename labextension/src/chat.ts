@@ -23,7 +23,10 @@ export interface IChatOptions {
 }
 
 export class ChatView {
-  constructor(parent: HTMLElement, private readonly _options: IChatOptions) {
+  constructor(
+    parent: HTMLElement,
+    private readonly _options: IChatOptions
+  ) {
     this.node = el('ol', 'jp-zengine-messages', null, parent);
     this.node.setAttribute('role', 'log');
     this.node.setAttribute('aria-live', 'polite');
@@ -91,12 +94,17 @@ export class ChatView {
         this._cardFor(event.call_id).finish(event.output, event.is_error, event.diff);
         break;
       case 'provider_busy':
-        this._line('busy', `provider busy, retry ${event.attempt} in ${event.wait_s.toFixed(1)} s`).title =
-          event.message; // the provider's own words, on hover
+        this._line(
+          'busy',
+          `provider busy, retry ${event.attempt} in ${event.wait_s.toFixed(1)} s`
+        ).title = event.message; // the provider's own words, on hover
         break;
       case 'error':
         this._endStream();
-        this._line('error', event.hint ? `${event.message} (${event.hint})` : event.message).setAttribute('role', 'alert');
+        this._line(
+          'error',
+          event.hint ? `${event.message} (${event.hint})` : event.message
+        ).setAttribute('role', 'alert');
         break;
       case 'notice':
         this._line('notice', `${event.topic}: ${event.text}`);
@@ -118,7 +126,10 @@ export class ChatView {
         }
         break;
       case 'rewound': {
-        const what = [event.result.code ? 'the files' : '', event.result.conversation ? 'the conversation' : '']
+        const what = [
+          event.result.code ? 'the files' : '',
+          event.result.conversation ? 'the conversation' : ''
+        ]
           .filter(Boolean)
           .join(' and ');
         this._line('notice', `Rewound ${what || 'nothing'} to before “${event.result.prompt}”.`);
@@ -170,8 +181,14 @@ export class ChatView {
         this._message(record, turnId);
         break;
       case 'tool_result':
-        this._cardFor(record.tool_call_id, record.name).finish(record.output ?? '', record.is_error ?? false);
-        results.set(record.tool_call_id, { output: record.output ?? '', isError: record.is_error ?? false });
+        this._cardFor(record.tool_call_id, record.name).finish(
+          record.output ?? '',
+          record.is_error ?? false
+        );
+        results.set(record.tool_call_id, {
+          output: record.output ?? '',
+          isError: record.is_error ?? false
+        });
         break;
       case 'approval': {
         const allowed = record.decision !== 'deny';
@@ -184,7 +201,12 @@ export class ChatView {
           card.setState(allowed ? 'allowed' : 'denied');
         }
         if (card && by === 'user') {
-          el('div', `jp-zengine-approval-outcome jp-zengine-${allowed ? 'ok' : 'bad'}`, text, card.slot);
+          el(
+            'div',
+            `jp-zengine-approval-outcome jp-zengine-${allowed ? 'ok' : 'bad'}`,
+            text,
+            card.slot
+          );
         }
         break;
       }
@@ -197,7 +219,10 @@ export class ChatView {
       case 'turn_end':
         this._endStream();
         if (record.status !== 'completed') {
-          this._line('notice', `Turn ${record.status}${record.reason ? `: ${record.reason}` : ''}.`);
+          this._line(
+            'notice',
+            `Turn ${record.status}${record.reason ? `: ${record.reason}` : ''}.`
+          );
         }
         return null;
       case 'mode_change':
@@ -269,7 +294,10 @@ export class ChatView {
       this._thinkingBody = null;
       const item = this._item('assistant');
       item.setAttribute('aria-label', 'Agent');
-      this._text = new MarkdownBlock(this._options.rendermime, el('div', 'jp-zengine-body', null, item));
+      this._text = new MarkdownBlock(
+        this._options.rendermime,
+        el('div', 'jp-zengine-body', null, item)
+      );
     }
     return this._text;
   }
@@ -290,7 +318,12 @@ export class ChatView {
     this._thinkingBody = null;
   }
 
-  private _card(callId: string, tool: string, args: Record<string, unknown>, summary?: string): ToolCard {
+  private _card(
+    callId: string,
+    tool: string,
+    args: Record<string, unknown>,
+    summary?: string
+  ): ToolCard {
     const card = new ToolCard(this.node, callId, tool, args, summary);
     this._cards.set(callId, card);
     return card;
@@ -310,7 +343,9 @@ export class ChatView {
     card.node.dataset.waiting = 'true';
   }
 
-  private _decided(event: Extract<EngineEvent, { kind: 'tool_call_approved' | 'tool_call_denied' }>): void {
+  private _decided(
+    event: Extract<EngineEvent, { kind: 'tool_call_approved' | 'tool_call_denied' }>
+  ): void {
     const allowed = event.kind === 'tool_call_approved';
     const card = this._cards.get(event.call_id);
     card?.setState(allowed ? 'allowed' : 'denied', allowed ? event.by : event.reason);
@@ -326,7 +361,11 @@ export class ChatView {
   private _thinkingBody: HTMLElement | null = null;
 }
 
-function checkSummary(check: { command: string[] | string; exit_code: number | null; duration_s: number }): string {
+function checkSummary(check: {
+  command: string[] | string;
+  exit_code: number | null;
+  duration_s: number;
+}): string {
   const command = Array.isArray(check.command) ? check.command.join(' ') : check.command;
   return `${command} (exit ${check.exit_code ?? '?'}, ${check.duration_s.toFixed(1)} s)`;
 }

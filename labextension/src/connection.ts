@@ -5,13 +5,7 @@
 
 import { Kernel, KernelMessage as JupyterMessage } from '@jupyterlab/services';
 
-import {
-  COMM_TARGET,
-  KernelMessage,
-  PanelRequest,
-  Reply,
-  WIRE_VERSION
-} from './protocol';
+import { COMM_TARGET, KernelMessage, PanelRequest, Reply, WIRE_VERSION } from './protocol';
 
 /** How long a request may wait for its reply before the panel says so. */
 export const REPLY_TIMEOUT_MS = 30000;
@@ -120,8 +114,7 @@ export class Connection {
   private async _targetRegistered(): Promise<boolean> {
     const reply = await this._execute('', { zengine: TARGET_PROBE });
     const result = reply.user_expressions?.zengine as
-      | { status: string; data?: { 'text/plain'?: string }; evalue?: string }
-      | undefined;
+      { status: string; data?: { 'text/plain'?: string }; evalue?: string } | undefined;
     if (!result || result.status !== 'ok') {
       throw new ConnectError(
         `This kernel cannot host zengine (${result?.evalue ?? 'no answer'}): it needs an IPython kernel.`
@@ -141,12 +134,15 @@ export class Connection {
       user_expressions: userExpressions
     });
     const reply = await future.done;
-    const content = reply.content as JupyterMessage.IExecuteReply | JupyterMessage.IReplyErrorContent;
+    const content = reply.content as
+      JupyterMessage.IExecuteReply | JupyterMessage.IReplyErrorContent;
     if (content.status !== 'ok') {
-      const error = content as JupyterMessage.IReplyErrorContent;
-      throw new ConnectError(`${code || 'probe'} failed in the kernel: ${error.ename}: ${error.evalue}`);
+      const error = content;
+      throw new ConnectError(
+        `${code || 'probe'} failed in the kernel: ${error.ename}: ${error.evalue}`
+      );
     }
-    return content as JupyterMessage.IExecuteReply;
+    return content;
   }
 
   private _settle(reply: Reply): void {

@@ -2,11 +2,7 @@
  * zengine-jupyter's JupyterLab extension: the side panel beside the notebook.
  */
 
-import {
-  ILayoutRestorer,
-  JupyterFrontEnd,
-  JupyterFrontEndPlugin
-} from '@jupyterlab/application';
+import { ILayoutRestorer, JupyterFrontEnd, JupyterFrontEndPlugin } from '@jupyterlab/application';
 import { ICommandPalette } from '@jupyterlab/apputils';
 import { IDocumentManager } from '@jupyterlab/docmanager';
 import { INotebookTracker } from '@jupyterlab/notebook';
@@ -99,10 +95,16 @@ const plugin: JupyterFrontEndPlugin<void> = {
     if (settingRegistry) {
       void settingRegistry.load(PLUGIN_ID).then(
         settings => {
+          // only read for string settings (schema/plugin.json), never an object
+          // eslint-disable-next-line @typescript-eslint/no-base-to-string
           const text = (key: string) => String(settings.get(key).composite ?? '');
           const apply = () => {
             panel.autoLoad = settings.get('autoLoadExtension').composite as boolean;
-            panel.chatSettings = { model: text('model'), effort: text('effort'), mode: text('mode') };
+            panel.chatSettings = {
+              model: text('model'),
+              effort: text('effort'),
+              mode: text('mode')
+            };
           };
           apply();
           settings.changed.connect(apply);

@@ -8,7 +8,8 @@ import { button, el } from './dom';
 import { SlashCommand } from './protocol';
 
 /** What the user typed: a message, or a slash command with its unparsed arguments. */
-export type Typed = { kind: 'submit'; text: string } | { kind: 'command'; name: string; args: string };
+export type Typed =
+  { kind: 'submit'; text: string } | { kind: 'command'; name: string; args: string };
 
 /** "/model opus" -> command model "opus"; anything else is a message. */
 export function parseTyped(raw: string): Typed | null {
@@ -24,13 +25,17 @@ export function parseTyped(raw: string): Typed | null {
 }
 
 export class InputBox {
-  constructor(parent: HTMLElement, private readonly _onSend: (typed: Typed) => void) {
+  constructor(
+    parent: HTMLElement,
+    private readonly _onSend: (typed: Typed) => void
+  ) {
     const form = el('form', 'jp-zengine-form', null, parent);
     form.setAttribute('aria-label', 'Message the agent');
     const wrap = el('div', 'jp-zengine-input-wrap', null, form);
     this.input = el('textarea', 'jp-zengine-input', null, wrap);
     this.input.rows = 3;
-    this.input.placeholder = 'Ask the agent… (Enter sends, Shift+Enter for a new line, / for commands)';
+    this.input.placeholder =
+      'Ask the agent… (Enter sends, Shift+Enter for a new line, / for commands)';
     this.input.setAttribute('aria-label', 'Message to the agent');
     this.input.title = 'Alt+Z focuses this box from anywhere; Alt+Y goes to a waiting approval';
     this.input.setAttribute('aria-autocomplete', 'list');
@@ -42,7 +47,13 @@ export class InputBox {
     this.input.setAttribute('aria-controls', this._list.id);
     this.input.setAttribute('aria-expanded', 'false');
     const row = el('div', 'jp-zengine-buttons', null, form);
-    const send = button(row, 'jp-zengine-send jp-mod-accept', 'Send', () => this._send(), 'Send the message');
+    const send = button(
+      row,
+      'jp-zengine-send jp-mod-accept',
+      'Send',
+      () => this._send(),
+      'Send the message'
+    );
     send.type = 'submit';
     form.addEventListener('submit', event => {
       event.preventDefault();
@@ -89,7 +100,10 @@ export class InputBox {
       event.preventDefault();
       const step = event.key === 'ArrowDown' ? 1 : -1;
       this._select((this._active + step + this._matches.length) % this._matches.length);
-    } else if (open && (event.key === 'Tab' || (event.key === 'Enter' && !event.shiftKey && this._partial()))) {
+    } else if (
+      open &&
+      (event.key === 'Tab' || (event.key === 'Enter' && !event.shiftKey && this._partial()))
+    ) {
       event.preventDefault();
       this._take(this._matches[Math.max(this._active, 0)]);
     } else if (open && event.key === 'Escape') {

@@ -72,10 +72,12 @@ export class MarkdownBlock {
     }
     const model = new MimeModel({ data: { [MARKDOWN]: source }, trusted: false });
     const done = this._renderer.renderModel(model);
-    this._chain = this._chain.then(() => done).catch(reason => {
-      this.host.textContent = source;
-      console.error('zengine: markdown render failed', reason);
-    });
+    this._chain = this._chain
+      .then(() => done)
+      .catch(reason => {
+        this.host.textContent = source;
+        console.error('zengine: markdown render failed', reason);
+      });
   }
 
   private _source: string;

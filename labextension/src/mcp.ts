@@ -7,7 +7,10 @@ import { button, collapsed, el } from './dom';
 import { McpServerStatus, Reply } from './protocol';
 
 export class McpView {
-  constructor(parent: HTMLElement, private readonly _status: () => Promise<Reply>) {
+  constructor(
+    parent: HTMLElement,
+    private readonly _status: () => Promise<Reply>
+  ) {
     const { details, body } = collapsed(parent, 'jp-zengine-mcp', 'MCP servers');
     this.node = details;
     details.addEventListener('toggle', () => {
@@ -15,7 +18,13 @@ export class McpView {
         void this.refresh();
       }
     });
-    button(body, 'jp-zengine-refresh', 'Refresh', () => void this.refresh(), 'Refresh the MCP server states');
+    button(
+      body,
+      'jp-zengine-refresh',
+      'Refresh',
+      () => void this.refresh(),
+      'Refresh the MCP server states'
+    );
     this._list = el('ul', 'jp-zengine-mcp-list', null, body);
     this._list.setAttribute('aria-label', 'MCP servers');
   }
@@ -26,7 +35,12 @@ export class McpView {
     const reply = await this._status();
     this._list.replaceChildren();
     if (!reply.ok) {
-      el('li', 'jp-zengine-error', reply.error ?? 'the kernel could not report MCP servers', this._list);
+      el(
+        'li',
+        'jp-zengine-error',
+        reply.error ?? 'the kernel could not report MCP servers',
+        this._list
+      );
       return;
     }
     const servers = reply.servers ?? [];

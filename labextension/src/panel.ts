@@ -63,8 +63,9 @@ export class ZenginePanel extends Widget {
     this._version = el('div', 'jp-zengine-version', null, header);
     this._notebook = el('div', 'jp-zengine-notebook', null, header);
 
-    this._trust = new TrustBanner(el('div', 'jp-zengine-trust-host', null, this.node), (folder, trust) =>
-      this._request({ kind: 'trust_answer', folder, trust })
+    this._trust = new TrustBanner(
+      el('div', 'jp-zengine-trust-host', null, this.node),
+      (folder, trust) => this._request({ kind: 'trust_answer', folder, trust })
     );
     this._bar = new StatusBar(this.node, () => void this._interrupt());
     this._chat = new ChatView(this.node, {
@@ -202,7 +203,13 @@ export class ZenginePanel extends Widget {
 
   private _request(body: RequestBody): Promise<Reply> {
     if (!this._connection?.isOpen) {
-      return Promise.resolve({ v: WIRE_VERSION, kind: 'reply', id: '', ok: false, error: 'Not connected to a kernel.' });
+      return Promise.resolve({
+        v: WIRE_VERSION,
+        kind: 'reply',
+        id: '',
+        ok: false,
+        error: 'Not connected to a kernel.'
+      });
     }
     return this._connection.request(body);
   }
@@ -251,7 +258,10 @@ export class ZenginePanel extends Widget {
       case 'reply':
         return; // handled by the request that sent it
       default:
-        this._chat.line('error', `The kernel sent a message this panel does not know: ${JSON.stringify(msg)}`);
+        this._chat.line(
+          'error',
+          `The kernel sent a message this panel does not know: ${JSON.stringify(msg)}`
+        );
     }
   }
 
@@ -300,11 +310,19 @@ export class ZenginePanel extends Widget {
   }
 
   private async _interrupt(): Promise<void> {
-    this._report(await this._request({ kind: 'interrupt', session_id: this._sessionId }), 'interrupt');
+    this._report(
+      await this._request({ kind: 'interrupt', session_id: this._sessionId }),
+      'interrupt'
+    );
   }
 
   private async _rewind(turnId: string, scope: RewindScope): Promise<void> {
-    const reply = await this._request({ kind: 'rewind', turn_id: turnId, scope, session_id: this._sessionId });
+    const reply = await this._request({
+      kind: 'rewind',
+      turn_id: turnId,
+      scope,
+      session_id: this._sessionId
+    });
     this._report(reply, 'rewind');
     if (!reply.ok) {
       return;
@@ -349,13 +367,16 @@ export class ZenginePanel extends Widget {
   private _report(reply: Reply, what: string): void {
     if (!reply.ok) {
       const hint = reply.hint ? ` ${reply.hint}` : '';
-      this._chat.line('error', `${reply.error ?? `${what} failed`}${hint}`).setAttribute('role', 'alert');
+      this._chat
+        .line('error', `${reply.error ?? `${what} failed`}${hint}`)
+        .setAttribute('role', 'alert');
     }
   }
 
   private _setState(state: ConnectionState, detail = ''): void {
     this.node.dataset.state = state;
-    const version = state === 'connected' && this._kernelVersion ? ` · zengine ${this._kernelVersion}` : '';
+    const version =
+      state === 'connected' && this._kernelVersion ? ` · zengine ${this._kernelVersion}` : '';
     this._status.textContent = STATE_TEXT[state] + version + (detail ? `: ${detail}` : '');
   }
 

@@ -12,11 +12,19 @@ export type RewindHandler = (turnId: string, scope: RewindScope) => Promise<void
 
 const CHOICES: { scope: RewindScope; label: string; help: string }[] = [
   { scope: 'code', label: 'Code', help: 'Put the files back as they were before this message' },
-  { scope: 'conversation', label: 'Conversation', help: 'Forget this message and everything after it' },
+  {
+    scope: 'conversation',
+    label: 'Conversation',
+    help: 'Forget this message and everything after it'
+  },
   { scope: 'both', label: 'Both', help: 'Put the files back and forget the conversation from here' }
 ];
 
-export function addRewindControl(parent: HTMLElement, turnId: string, onRewind: RewindHandler): HTMLElement {
+export function addRewindControl(
+  parent: HTMLElement,
+  turnId: string,
+  onRewind: RewindHandler
+): HTMLElement {
   const box = el('div', 'jp-zengine-rewind', null, parent);
   box.dataset.turnId = turnId;
   const menuId = `jp-zengine-rewind-${turnId}`;
@@ -26,8 +34,13 @@ export function addRewindControl(parent: HTMLElement, turnId: string, onRewind: 
   menu.setAttribute('aria-label', 'Rewind to before this message');
   menu.hidden = true;
 
-  const toggle = button(box, 'jp-zengine-rewind-toggle', 'Rewind…', () => setOpen(menu.hidden),
-    'Rewind to before this message');
+  const toggle = button(
+    box,
+    'jp-zengine-rewind-toggle',
+    'Rewind…',
+    () => setOpen(menu.hidden),
+    'Rewind to before this message'
+  );
   toggle.setAttribute('aria-expanded', 'false');
   toggle.setAttribute('aria-controls', menuId);
   box.appendChild(menu);
@@ -36,20 +49,26 @@ export function addRewindControl(parent: HTMLElement, turnId: string, onRewind: 
     menu.hidden = !open;
     toggle.setAttribute('aria-expanded', String(open));
     if (open) {
-      (menu.querySelector('button') as HTMLButtonElement | null)?.focus();
+      menu.querySelector<HTMLButtonElement>('button')?.focus();
     }
   };
 
   const choices: HTMLButtonElement[] = [];
   for (const choice of CHOICES) {
-    const b = button(menu, `jp-zengine-rewind-${choice.scope}`, choice.label, () => {
-      setOpen(false);
-      toggle.disabled = true;
-      void onRewind(turnId, choice.scope).finally(() => {
-        toggle.disabled = false;
-        toggle.focus();
-      });
-    }, `Rewind ${choice.label.toLowerCase()}: ${choice.help}`);
+    const b = button(
+      menu,
+      `jp-zengine-rewind-${choice.scope}`,
+      choice.label,
+      () => {
+        setOpen(false);
+        toggle.disabled = true;
+        void onRewind(turnId, choice.scope).finally(() => {
+          toggle.disabled = false;
+          toggle.focus();
+        });
+      },
+      `Rewind ${choice.label.toLowerCase()}: ${choice.help}`
+    );
     b.title = choice.help;
     b.dataset.scope = choice.scope;
     choices.push(b);

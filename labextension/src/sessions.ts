@@ -13,7 +13,10 @@ export interface ISessionsOptions {
 }
 
 export class SessionsView {
-  constructor(parent: HTMLElement, private readonly _options: ISessionsOptions) {
+  constructor(
+    parent: HTMLElement,
+    private readonly _options: ISessionsOptions
+  ) {
     const { details, body } = collapsed(parent, 'jp-zengine-sessions', 'Sessions');
     this.node = details;
     details.addEventListener('toggle', () => {
@@ -21,7 +24,13 @@ export class SessionsView {
         void this.refresh();
       }
     });
-    button(body, 'jp-zengine-refresh', 'Refresh', () => void this.refresh(), 'Refresh the sessions list');
+    button(
+      body,
+      'jp-zengine-refresh',
+      'Refresh',
+      () => void this.refresh(),
+      'Refresh the sessions list'
+    );
     this._list = el('ul', 'jp-zengine-session-list', null, body);
     this._list.setAttribute('aria-label', 'Sessions');
   }
@@ -40,7 +49,12 @@ export class SessionsView {
     const reply = await this._options.list();
     this._list.replaceChildren();
     if (!reply.ok) {
-      el('li', 'jp-zengine-error', reply.error ?? 'the kernel could not list the sessions', this._list);
+      el(
+        'li',
+        'jp-zengine-error',
+        reply.error ?? 'the kernel could not list the sessions',
+        this._list
+      );
       return;
     }
     const sessions = reply.sessions ?? [];
@@ -58,10 +72,19 @@ export class SessionsView {
     item.classList.toggle('jp-mod-current', meta.id === this._current);
     el('div', 'jp-zengine-session-title', meta.title || meta.id, item);
     const cost = meta.unpriced_requests ? `${usd(meta.cost_usd)}+` : usd(meta.cost_usd);
-    el('div', 'jp-zengine-session-meta',
-      `started ${when(meta.created)} · last ${when(meta.updated)} · ${meta.message_count} messages · ${cost}`, item);
-    button(item, 'jp-zengine-resume', 'Resume', () => this._options.resume(meta.id),
-      `Resume ${meta.title || meta.id}`);
+    el(
+      'div',
+      'jp-zengine-session-meta',
+      `started ${when(meta.created)} · last ${when(meta.updated)} · ${meta.message_count} messages · ${cost}`,
+      item
+    );
+    button(
+      item,
+      'jp-zengine-resume',
+      'Resume',
+      () => this._options.resume(meta.id),
+      `Resume ${meta.title || meta.id}`
+    );
   }
 
   private _list: HTMLElement;

@@ -22,8 +22,13 @@ export class StatusBar {
     const row = el('div', 'jp-zengine-turnrow', null, this.node);
     this._running = el('span', 'jp-zengine-running', null, row);
     this._running.setAttribute('role', 'status');
-    this._interrupt = button(row, 'jp-zengine-interrupt jp-mod-reject', 'Interrupt', onInterrupt,
-      'Interrupt the running turn');
+    this._interrupt = button(
+      row,
+      'jp-zengine-interrupt jp-mod-reject',
+      'Interrupt',
+      onInterrupt,
+      'Interrupt the running turn'
+    );
     this._interrupt.title = 'Stop the running turn';
     this._cost = el('span', 'jp-zengine-cost', null, row);
     this._cost.setAttribute('aria-label', 'Cost');
@@ -105,14 +110,21 @@ export class StatusBar {
     const list = this._list!;
     list.replaceChildren();
     for (const [id, check] of this._checks) {
-      const item = el('li', `jp-zengine-check jp-zengine-${check.passed ? 'ok' : 'bad'}`, null, list);
+      const item = el(
+        'li',
+        `jp-zengine-check jp-zengine-${check.passed ? 'ok' : 'bad'}`,
+        null,
+        list
+      );
       item.dataset.checkId = id;
       el('strong', '', `${id} ${check.passed ? 'passed' : 'failed'}`, item);
       el('span', '', ` ${check.summary}`, item);
     }
     if (this._badge!.dataset.badge === undefined) {
       const failed = [...this._checks.values()].some(c => !c.passed);
-      this._badge!.textContent = failed ? 'Checks failed (from the log)' : 'Checks passed (from the log)';
+      this._badge!.textContent = failed
+        ? 'Checks failed (from the log)'
+        : 'Checks passed (from the log)';
     }
   }
 

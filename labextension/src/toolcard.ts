@@ -9,7 +9,15 @@ export type CardState = 'proposed' | 'allowed' | 'denied' | 'running' | 'done' |
 
 /** A short line for a recorded call (records carry no summary): its path, command or pattern. */
 export function summarize(tool: string, args: Record<string, unknown>): string {
-  for (const key of ['command', 'path', 'file_path', 'notebook_path', 'pattern', 'url', 'description']) {
+  for (const key of [
+    'command',
+    'path',
+    'file_path',
+    'notebook_path',
+    'pattern',
+    'url',
+    'description'
+  ]) {
     const value = args[key];
     if (typeof value === 'string' && value) {
       return value.length > 120 ? `${value.slice(0, 117)}…` : value;
@@ -82,7 +90,11 @@ export class ToolCard {
       }
     }
     this._result?.remove();
-    const { details, body } = collapsed(this.node, 'jp-zengine-result', isError ? 'Error' : 'Result');
+    const { details, body } = collapsed(
+      this.node,
+      'jp-zengine-result',
+      isError ? 'Error' : 'Result'
+    );
     el('pre', 'jp-zengine-output', output, body);
     this._result = details;
   }
@@ -104,15 +116,16 @@ export class ToolCard {
 function colour(pre: HTMLElement, diff: string): void {
   pre.replaceChildren();
   for (const line of diff.split('\n')) {
-    const cls = line.startsWith('+++') || line.startsWith('---')
-      ? 'jp-zengine-diff-file'
-      : line.startsWith('+')
-        ? 'jp-zengine-diff-add'
-        : line.startsWith('-')
-          ? 'jp-zengine-diff-del'
-          : line.startsWith('@@')
-            ? 'jp-zengine-diff-hunk'
-            : '';
+    const cls =
+      line.startsWith('+++') || line.startsWith('---')
+        ? 'jp-zengine-diff-file'
+        : line.startsWith('+')
+          ? 'jp-zengine-diff-add'
+          : line.startsWith('-')
+            ? 'jp-zengine-diff-del'
+            : line.startsWith('@@')
+              ? 'jp-zengine-diff-hunk'
+              : '';
     el('span', cls, `${line}\n`, pre);
   }
 }

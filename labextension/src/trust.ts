@@ -48,8 +48,13 @@ export class TrustBanner {
         status.textContent = reply.error ?? 'the kernel refused the answer';
       }
     };
-    button(row, 'jp-zengine-trust-yes jp-mod-accept', 'Trust', () => void answer(true),
-      `Trust ${event.folder}`);
+    button(
+      row,
+      'jp-zengine-trust-yes jp-mod-accept',
+      'Trust',
+      () => void answer(true),
+      `Trust ${event.folder}`
+    );
     button(row, 'jp-zengine-trust-no', 'Not now', () => void answer(false));
     this._node = node;
   }

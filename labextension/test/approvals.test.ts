@@ -1,0 +1,190 @@
+import { describe, expect, it, vi } from 'vitest';
+
+import { Answer, ApprovalPrompt, outcomeText } from '../src/approvals';
+import { ApprovalDecision, Reply } from '../src/protocol';
+import { flush, host, reply, request, texts } from './helpers';
+
+/** An answer callback whose reply the test releases when it wants. */
+function deferred(): { answer: Answer; calls: ApprovalDecision[]; release: (r: Reply) => void } {
+  const calls: ApprovalDecision[] = [];
+  let release: (r: Reply) => void = () => undefined;
+  const answer: Answer = (_request, decision) => {
+    calls.push(decision);
+    return new Promise<Reply>(resolve => {
+      release = resolve;
+    });
+  };
+  return { answer, calls, release: r => release(r) };
+}
+
+function click(root: HTMLElement, selector: string): void {
+  root.querySelector<HTMLButtonElement>(selector)!.click();
+}
+
+describe('ApprovalPrompt', () => {
+  it('shows the tool, summary, reason, command and paths', () => {
+    const prompt = new ApprovalPrompt(
+      host(),
+      request({ command: 'pytest -q', paths: ['a.py', 'b.py'] }),
+      vi.fn()
+    );
+    const node = prompt.node;
+    expect(node.dataset.requestId).toBe('r1');
+    expect(node.dataset.callId).toBe('c1');
+    expect(node.getAttribute('role')).toBe('group');
+    const title = node.querySelector('.jp-zengine-approval-title')!;
+    expect(title.textContent).toBe('Allow Bash? run the tests');
+    expect(node.getAttribute('aria-labelledby')).toBe(title.id);
+    expect(texts(node, '.jp-zengine-approval-reason')).toEqual([
+      'Bash needs approval in default mode'
+    ]);
+    expect(texts(node, '.jp-zengine-command')).toEqual(['pytest -q']);
+    expect(texts(node, '.jp-zengine-approval-paths')).toEqual(['a.py, b.py']);
+    expect(texts(node, 'button')).toEqual(['Allow once', 'Always allow', 'Deny']);
+    expect(node.querySelector('.jp-zengine-always')!.getAttribute('aria-label')).toBe(
+      'Always allow Bash(pytest:*)'
+    );
+    expect(Array.from(node.querySelectorAll('option')).map(o => [o.value, o.textContent])).toEqual([
+      ['local', 'this project (local settings)'],
+      ['user', 'all my projects (user settings)']
+    ]);
+  });
+
+  it('leaves out the command and paths when the request has none', () => {
+    const prompt = new ApprovalPrompt(host(), request(), vi.fn());
+    expect(prompt.node.querySelector('.jp-zengine-command')).toBeNull();
+    expect(prompt.node.querySelector('.jp-zengine-approval-paths')).toBeNull();
+  });
+
+  it('Allow once sends allow_once and settles on an ok reply', async () => {
+    const d = deferred();
+    const prompt = new ApprovalPrompt(host(), request(), d.answer);
+    click(prompt.node, '.jp-zengine-allow');
+    expect(d.calls).toEqual([{ action: 'allow_once' }]);
+    const controls = Array.from(
+      prompt.node.querySelectorAll<HTMLButtonElement | HTMLInputElement>('button, select, input')
+    );
+    expect(controls.every(c => c.disabled)).toBe(true); // no second answer while one is on its way
+    expect(prompt.answered).toBe(false);
+    d.release(reply(true));
+    await flush();
+    expect(prompt.answered).toBe(true);
+    expect(prompt.node.dataset.outcome).toBe('allowed');
+    expect(texts(prompt.node, '.jp-zengine-approval-outcome')).toEqual(['You allowed once.']);
+    expect(prompt.node.querySelector('button')).toBeNull();
+    expect(prompt.node.querySelector('.jp-zengine-ok')).not.toBeNull();
+  });
+
+  it('Always allow sends the rule and the chosen settings layer', async () => {
+    const d = deferred();
+    const prompt = new ApprovalPrompt(host(), request(), d.answer);
+    prompt.node.querySelector<HTMLSelectElement>('select')!.value = 'user';
+    click(prompt.node, '.jp-zengine-always');
+    expect(d.calls).toEqual([{ action: 'always_allow', layer: 'user', rule: 'Bash(pytest:*)' }]);
+    d.release(reply(true));
+    await flush();
+    expect(texts(prompt.node, '.jp-zengine-approval-outcome')).toEqual([
+      'You always allowed (Bash(pytest:*)).'
+    ]);
+  });
+
+  it('Deny sends the typed reason (or null) and settles as denied', async () => {
+    const d = deferred();
+    const prompt = new ApprovalPrompt(host(), request(), d.answer);
+    click(prompt.node, '.jp-zengine-deny');
+    expect(d.calls).toEqual([{ action: 'deny', message: null }]);
+    d.release(reply(true));
+    await flush();
+    expect(prompt.node.dataset.outcome).toBe('denied');
+    expect(texts(prompt.node, '.jp-zengine-approval-outcome')).toEqual(['You denied.']);
+    expect(prompt.node.querySelector('.jp-zengine-bad')).not.toBeNull();
+
+    const e = deferred();
+    const other = new ApprovalPrompt(host(), request({ id: 'r2' }), e.answer);
+    const input = other.node.querySelector<HTMLInputElement>('.jp-zengine-deny-reason')!;
+    input.value = 'use the fixture';
+    input.dispatchEvent(new KeyboardEvent('keydown', { key: 'Enter' }));
+    expect(e.calls).toEqual([{ action: 'deny', message: 'use the fixture' }]);
+  });
+
+  it('a refused answer shows the error and enables the buttons again', async () => {
+    const d = deferred();
+    const prompt = new ApprovalPrompt(host(), request(), d.answer);
+    click(prompt.node, '.jp-zengine-allow');
+    d.release(reply(false, 'no such request'));
+    await flush();
+    expect(prompt.answered).toBe(false);
+    expect(texts(prompt.node, '.jp-zengine-approval-error')).toEqual(['no such request']);
+    expect(prompt.node.querySelector<HTMLButtonElement>('.jp-zengine-allow')!.disabled).toBe(false);
+
+    const e = deferred();
+    const other = new ApprovalPrompt(host(), request({ id: 'r2' }), e.answer);
+    click(other.node, '.jp-zengine-allow');
+    e.release(reply(false));
+    await flush();
+    expect(texts(other.node, '.jp-zengine-approval-error')).toEqual([
+      'the kernel refused the answer'
+    ]);
+  });
+
+  it('the event settles it first: the later reply changes nothing', async () => {
+    const d = deferred();
+    const prompt = new ApprovalPrompt(host(), request(), d.answer);
+    click(prompt.node, '.jp-zengine-allow');
+    prompt.settle('Denied by hook.', false);
+    d.release(reply(true));
+    await flush();
+    expect(prompt.node.dataset.outcome).toBe('denied');
+    expect(texts(prompt.node, '.jp-zengine-approval-outcome')).toEqual(['Denied by hook.']);
+  });
+
+  it('an answer from the other view settles it without a click', () => {
+    const answer = vi.fn<Answer>();
+    const prompt = new ApprovalPrompt(host(), request(), answer);
+    prompt.settle('Allowed by you.', true);
+    prompt.settle('Allowed by you (rule Bash(pytest:*)).', true); // one line, updated
+    expect(texts(prompt.node, '.jp-zengine-approval-outcome')).toEqual([
+      'Allowed by you (rule Bash(pytest:*)).'
+    ]);
+    expect(prompt.node.querySelector('.jp-zengine-approval-controls')).toBeNull();
+    expect(answer).not.toHaveBeenCalled();
+  });
+
+  it('keeps the keyboard focus in the prompt when its buttons go', () => {
+    const prompt = new ApprovalPrompt(host(), request(), vi.fn());
+    prompt.focus();
+    expect(document.activeElement?.textContent).toBe('Allow once');
+    prompt.settle('Allowed by you.', true);
+    expect(document.activeElement).toBe(prompt.node.querySelector('.jp-zengine-approval-outcome'));
+  });
+
+  it('does not steal the focus when it did not have it', () => {
+    const elsewhere = document.createElement('input');
+    host().appendChild(elsewhere);
+    const prompt = new ApprovalPrompt(host(), request(), vi.fn());
+    elsewhere.focus();
+    prompt.settle('Allowed by you.', true);
+    expect(document.activeElement).toBe(elsewhere);
+  });
+});
+
+describe('outcomeText', () => {
+  it('names who allowed and the rule', () => {
+    expect(outcomeText({ kind: 'tool_call_approved', by: 'user' })).toBe('Allowed by you.');
+    expect(outcomeText({ kind: 'tool_call_approved', by: 'rule', rule: 'Read(*)' })).toBe(
+      'Allowed by rule (rule Read(*)).'
+    );
+    expect(outcomeText({ kind: 'tool_call_approved', by: 'mode', rule: null })).toBe(
+      'Allowed by mode.'
+    );
+  });
+
+  it('names who denied and why', () => {
+    expect(outcomeText({ kind: 'tool_call_denied', by: 'user', reason: '' })).toBe(
+      'Denied by you.'
+    );
+    expect(outcomeText({ kind: 'tool_call_denied', by: 'hook', reason: 'no network' })).toBe(
+      'Denied by hook: no network.'
+    );
+  });
+});
