@@ -6,6 +6,7 @@ they answer approvals through an :class:`ApprovalPort`.
 
 from zengine_jupyter.engine._bus import EventBus, Subscription
 from zengine_jupyter.engine._checkpoints import CheckpointsExtension, gc_notice, retention_of
+from zengine_jupyter.engine._extension import CommandResult, SessionExtension, SlashCommand
 from zengine_jupyter.engine._ports import ApprovalPort, FixedApprovals, TrustPort
 from zengine_jupyter.engine._resume import RESUME_REASON, repair_on_resume, resume_repairs
 from zengine_jupyter.engine._rewind import (
@@ -36,11 +37,14 @@ __all__ = [
     "RESUME_REASON",
     "ApprovalPort",
     "CheckpointsExtension",
+    "CommandResult",
     "EventBus",
     "FixedApprovals",
     "RequestMessage",
     "Session",
+    "SessionExtension",
     "SessionOptions",
+    "SlashCommand",
     "Subscription",
     "TrustPort",
     "TurnInProgressError",

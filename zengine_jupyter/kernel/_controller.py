@@ -35,8 +35,7 @@ if TYPE_CHECKING:
 
     from IPython.core.interactiveshell import InteractiveShell
 
-    from zengine_jupyter.engine import Session, TurnOutcome
-    from zengine_jupyter.engine._extension import CommandResult, SessionExtension
+    from zengine_jupyter.engine import CommandResult, Session, SessionExtension, TurnOutcome
     from zengine_jupyter.kernel._comm import PanelComm
     from zengine_jupyter.kernel._widget import TurnWidget
 
@@ -302,7 +301,7 @@ class KernelController:
 
     async def _trust_command(self, session: Session, args: str) -> CommandResult:
         """``/trust`` in this kernel: :meth:`trust`, as the status widget and panel buttons."""
-        from zengine_jupyter.engine._extension import CommandResult
+        from zengine_jupyter.engine import CommandResult
 
         if session.settings.trusted and not session.settings.withheld:
             return CommandResult(f"{session.root} is trusted")
