@@ -26,7 +26,6 @@ import bisect
 from typing import TYPE_CHECKING
 
 from zengine_jupyter.engine._other_chats import edits_since, load_other_chats
-from zengine_jupyter.engine._session import TurnInProgressError
 from zengine_jupyter.host.checkpoint import restore_code
 from zengine_jupyter.protocol._checkpoint import RewindPoint, RewindResult
 from zengine_jupyter.protocol._errors import CheckpointError, ZengineError
@@ -232,13 +231,7 @@ async def rewind(
 
     Raises :class:`TurnInProgressError` while a turn runs; publishes :class:`Rewound`.
     """
-    lock: asyncio.Lock = session._lock
-    if session.busy or lock.locked():
-        raise TurnInProgressError(
-            f"cannot rewind chat {session.id} while a turn is running",
-            hint="interrupt the turn or wait for it to end, then rewind",
-        )
-    async with lock:
+    async with session.idle("rewind"):
         result = await rewind_chat(session.writer, session.shadow, to, code=code,
                                    conversation=conversation,
                                    record=session.journal.record)  # fmt: skip

@@ -8,6 +8,7 @@ frontends follow it through ``subscribe``.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import shutil
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
@@ -43,7 +44,7 @@ from zengine_jupyter.protocol._records import ModeChangeRecord, new_id
 from zengine_jupyter.store import SessionStore
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Mapping
+    from collections.abc import AsyncIterator, Callable, Mapping
     from pathlib import Path
 
     from zengine_jupyter.config import EffectiveSettings
@@ -253,7 +254,20 @@ class Session:
 
     @property
     def busy(self) -> bool:
-        return self._task is not None and not self._task.done()
+        """A turn is running, or something holds the chat :meth:`idle`."""
+        return (self._task is not None and not self._task.done()) or self._lock.locked()
+
+    @contextlib.asynccontextmanager
+    async def idle(self, action: str) -> AsyncIterator[None]:
+        """Hold the chat idle for ``action`` (a rewind, say): no turn starts until the block
+        ends. Raises :class:`TurnInProgressError` at once if a turn is running."""
+        if self.busy:
+            raise TurnInProgressError(
+                f"cannot {action} chat {self.id} while a turn is running",
+                hint=f"interrupt the turn or wait for it to end, then {action}",
+            )
+        async with self._lock:
+            yield
 
     def subscribe(self) -> Subscription:
         """A new event queue; it starts with the chat's start-up notices."""
@@ -266,7 +280,7 @@ class Session:
         """Run one turn for the user's ``text``; returns when it ends (or is interrupted)."""
         if self._closed:
             raise ZengineError(f"chat {self.id} is closed", hint="open it again to go on")
-        if self._lock.locked():
+        if self.busy:
             raise TurnInProgressError(
                 f"a turn is already running in chat {self.id}",
                 hint="wait for it to finish, or interrupt it",

@@ -1,0 +1,38 @@
+"""The seams other parts plug into a Session through: the idle lock."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import pytest
+
+from zengine_jupyter.engine import FixedApprovals, Session, SessionOptions, TurnInProgressError
+from zengine_jupyter.testing import FakeModelClient, Reply
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+
+async def open_fake(project: Path, *replies: Reply) -> Session:
+    client = FakeModelClient(*replies)
+    return await Session.open(
+        SessionOptions(project=project, client=client, approvals=FixedApprovals(allow=True))
+    )
+
+
+async def test_a_chat_held_idle_starts_no_turn(tmp_path: Path, zengine_home: Path) -> None:
+    session = await open_fake(tmp_path, Reply(text=("hello",)))
+    try:
+        assert not session.busy
+        async with session.idle("rewind"):
+            assert session.busy
+            with pytest.raises(TurnInProgressError):
+                await session.submit("hi")
+            with pytest.raises(TurnInProgressError) as nested:
+                async with session.idle("compact"):
+                    pass
+            assert "cannot compact chat" in str(nested.value)
+        assert not session.busy
+        assert (await session.submit("hi")).text == "hello"
+    finally:
+        await session.aclose()
