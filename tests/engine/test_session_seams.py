@@ -36,3 +36,24 @@ async def test_a_chat_held_idle_starts_no_turn(tmp_path: Path, zengine_home: Pat
         assert (await session.submit("hi")).text == "hello"
     finally:
         await session.aclose()
+
+
+async def test_every_call_env_comes_from_the_session(tmp_path: Path, zengine_home: Path) -> None:
+    session = await open_fake(tmp_path)
+    try:
+        env = session.call_env("turn-1")
+        assert (env.session_id, env.turn_id, env.root) == (session.id, "turn-1", session.root)
+        assert env.gate is session.gate
+        assert env.approvals is session.approvals
+        assert env.journal is session.journal
+        assert env.tools is session.tools
+        assert env.ctx is session.ctx
+        assert env.hooks is session.settings.settings.hooks
+        assert env.trusted == session.settings.trusted
+        assert env.after_tool == session.after_tool
+        only_read = {"Read": session.tools["Read"]}
+        sub = session.call_env("turn-2", tools=only_read)
+        assert sub.tools is only_read
+        assert sub.gate is session.gate  # a subagent never gets a gate of its own
+    finally:
+        await session.aclose()

@@ -49,6 +49,7 @@ if TYPE_CHECKING:
 
     from zengine_jupyter.config import EffectiveSettings
     from zengine_jupyter.engine._extension import SessionExtension, SlashCommand
+    from zengine_jupyter.engine._journal import Journaling
     from zengine_jupyter.engine._ports import ApprovalPort
     from zengine_jupyter.engine.tools import Tool, ToolOutput
     from zengine_jupyter.llm import ModelClient, ProviderOptions
@@ -247,6 +248,30 @@ class Session:
         self._startup.append(event)
         self.bus.publish(event)
 
+    def call_env(
+        self,
+        turn_id: str,
+        *,
+        journal: Journaling | None = None,
+        tools: Mapping[str, Tool[Any]] | None = None,
+        ctx: ToolContext | None = None,
+    ) -> CallEnv:
+        """What running a call of turn ``turn_id`` needs from this chat: its gate, approvals,
+        hooks and extensions. A subagent passes its own journal, tools and context."""
+        return CallEnv(
+            session_id=self.id,
+            turn_id=turn_id,
+            root=self.root,
+            journal=self.journal if journal is None else journal,
+            gate=self.gate,
+            approvals=self.approvals,
+            tools=self.tools if tools is None else tools,
+            ctx=self.ctx if ctx is None else ctx,
+            hooks=self.settings.settings.hooks,
+            trusted=self.settings.trusted,
+            after_tool=self.after_tool,
+        )
+
     # ------------------------------------------------------------------ use
     @property
     def mode(self) -> str:
@@ -313,19 +338,7 @@ class Session:
             runner = TurnRunner(
                 journal=self.journal,
                 client=self.client,
-                env=CallEnv(
-                    self.id,
-                    turn_id,
-                    self.root,
-                    self.journal,
-                    self.gate,
-                    self.approvals,
-                    self.tools,
-                    self.ctx,
-                    self.settings.settings.hooks,
-                    self.settings.trusted,
-                    self.after_tool,
-                ),
+                env=self.call_env(turn_id),
                 prepare=self.prepare_request,
                 meter=self.meter,
                 shadow=self.shadow,

@@ -12,7 +12,6 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import Field
 
-from zengine_jupyter.engine._calls import CallEnv
 from zengine_jupyter.engine._turn import TurnOutcome, TurnRunner
 from zengine_jupyter.engine.tools import Tool, ToolContext, ToolInput, ToolOutput
 from zengine_jupyter.protocol._errors import ToolError
@@ -96,9 +95,7 @@ class TaskTool(Tool[TaskInput]):
         )  # fmt: skip
         journal = AgentJournal(session.journal, agent_id)
         tools = {name: t for name, t in session.tools.items() if name != self.name}
-        env = CallEnv(session.id, new_id(), session.root, journal, session.gate,
-                      session.approvals, tools, ctx, session.settings.settings.hooks,
-                      session.settings.trusted, session.after_tool)  # fmt: skip
+        env = session.call_env(new_id(), journal=journal, tools=tools, ctx=ctx)
 
         def prepare() -> tuple[str, list[Any]]:
             system, specs = session.prepare_request()
