@@ -1,12 +1,20 @@
-"""The seams other parts plug into a Session through: the idle lock."""
+"""The seams other parts plug into a Session through: its parts, the call env, the idle lock."""
 
 from __future__ import annotations
 
+import dataclasses
+import inspect
 from typing import TYPE_CHECKING
 
 import pytest
 
-from zengine_jupyter.engine import FixedApprovals, Session, SessionOptions, TurnInProgressError
+from zengine_jupyter.engine import (
+    FixedApprovals,
+    Session,
+    SessionOptions,
+    SessionParts,
+    TurnInProgressError,
+)
 from zengine_jupyter.testing import FakeModelClient, Reply
 
 if TYPE_CHECKING:
@@ -55,5 +63,24 @@ async def test_every_call_env_comes_from_the_session(tmp_path: Path, zengine_hom
         sub = session.call_env("turn-2", tools=only_read)
         assert sub.tools is only_read
         assert sub.gate is session.gate  # a subagent never gets a gate of its own
+    finally:
+        await session.aclose()
+
+
+async def test_a_session_is_made_of_one_frozen_parts_object(
+    tmp_path: Path, zengine_home: Path
+) -> None:
+    assert list(inspect.signature(Session).parameters) == ["parts"]
+    session = await open_fake(tmp_path)
+    try:
+        fields = {f.name: getattr(session, f.name) for f in dataclasses.fields(SessionParts)
+                  if f.name not in ("client_is_ours", "tools", "extensions")}  # fmt: skip
+        parts = SessionParts(**fields, client_is_ours=False, tools={}, extensions=())
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            parts.id = "another"  # type: ignore[misc]
+        twin = Session(parts)
+        twin.tools["Read"] = session.tools["Read"]
+        assert parts.tools == {}  # the session's tools are its own dict
+        assert twin.gate is session.gate
     finally:
         await session.aclose()

@@ -7,6 +7,7 @@ they answer approvals through an :class:`ApprovalPort`.
 from zengine_jupyter.engine._bus import EventBus, Subscription
 from zengine_jupyter.engine._checkpoints import CheckpointsExtension, gc_notice, retention_of
 from zengine_jupyter.engine._extension import CommandResult, SessionExtension, SlashCommand
+from zengine_jupyter.engine._parts import SessionParts
 from zengine_jupyter.engine._ports import ApprovalPort, FixedApprovals, TrustPort
 from zengine_jupyter.engine._resume import RESUME_REASON, repair_on_resume, resume_repairs
 from zengine_jupyter.engine._rewind import (
@@ -44,6 +45,7 @@ __all__ = [
     "Session",
     "SessionExtension",
     "SessionOptions",
+    "SessionParts",
     "SlashCommand",
     "Subscription",
     "TrustPort",

@@ -24,6 +24,7 @@ from zengine_jupyter.engine._commands import (
 from zengine_jupyter.engine._custom_commands import CustomCommands
 from zengine_jupyter.engine._extension import EXTENSIONS
 from zengine_jupyter.engine._journal import Journal
+from zengine_jupyter.engine._parts import SessionParts
 from zengine_jupyter.engine._ports import FixedApprovals
 from zengine_jupyter.engine._prompt import system_prompt
 from zengine_jupyter.engine._resume import repair_on_resume
@@ -47,14 +48,12 @@ if TYPE_CHECKING:
     from collections.abc import AsyncIterator, Callable, Mapping
     from pathlib import Path
 
-    from zengine_jupyter.config import EffectiveSettings
     from zengine_jupyter.engine._extension import SessionExtension, SlashCommand
     from zengine_jupyter.engine._journal import Journaling
     from zengine_jupyter.engine._ports import ApprovalPort
     from zengine_jupyter.engine.tools import Tool, ToolOutput
     from zengine_jupyter.llm import ModelClient, ProviderOptions
     from zengine_jupyter.protocol._records import RecordedToolCall
-    from zengine_jupyter.store import SessionWriter
 
 __all__ = ["Session", "SessionOptions", "TurnInProgressError"]
 
@@ -85,21 +84,21 @@ class SessionOptions:
 class Session:
     """One chat on one project."""
 
-    def __init__(self, **parts: Any) -> None:
-        self.id: str = parts["id"]
-        self.root: Path = parts["root"]
-        self.writer: SessionWriter = parts["writer"]
-        self.settings: EffectiveSettings = parts["settings"]
-        self.client: ModelClient = parts["client"]
-        self.gate: PermissionGate = parts["gate"]
-        self.meter: CostMeter = parts["meter"]
-        self.approvals: ApprovalPort = parts["approvals"]
-        self.tools: dict[str, Tool[Any]] = parts["tools"]
-        self.ctx: ToolContext = parts["ctx"]
-        self.shadow: ShadowRepository | None = parts["shadow"]
-        self.notebook: str | None = parts.get("notebook")
-        self.provider: ProviderOptions = parts["provider"]
-        makers = [CustomCommands, *EXTENSIONS, *parts.get("extensions", ())]
+    def __init__(self, parts: SessionParts) -> None:
+        self.id = parts.id
+        self.root = parts.root
+        self.writer = parts.writer
+        self.settings = parts.settings
+        self.client = parts.client
+        self.gate = parts.gate
+        self.meter = parts.meter
+        self.approvals = parts.approvals
+        self.tools: dict[str, Tool[Any]] = dict(parts.tools)
+        self.ctx = parts.ctx
+        self.shadow = parts.shadow
+        self.notebook = parts.notebook
+        self.provider = parts.provider
+        makers = [CustomCommands, *EXTENSIONS, *parts.extensions]
         self.extensions: list[SessionExtension] = [make() for make in makers]
         self.commands: dict[str, SlashCommand] = dict(BUILTIN_COMMANDS)
         self.bus = EventBus(self.id)
@@ -109,7 +108,7 @@ class Session:
         self._task: asyncio.Task[TurnOutcome] | None = None
         self._interrupting = False
         self._closed = False
-        self._client_is_ours = True
+        self._client_is_ours = parts.client_is_ours
 
     # ------------------------------------------------------------------ opening
     @classmethod
@@ -136,29 +135,31 @@ class Session:
         artifacts = writer.folder / "artifacts"
         gate = PermissionGate(root, policy)
         session = cls(
-            id=writer.folder.name,
-            root=root,
-            writer=writer,
-            settings=settings,
-            client=client,
-            gate=gate,
-            meter=meter,
-            approvals=options.approvals or FixedApprovals(allow=False),
-            tools={tool.name: tool for tool in builtin_tools()},
-            ctx=ToolContext(
+            SessionParts(
+                id=writer.folder.name,
                 root=root,
-                artifacts=artifacts,
-                reads=ReadTracker(),
-                shells=ShellRunner(root, artifacts),
-                additional_directories=policy.additional_directories,
-                read_decision=GateReads(gate),
-            ),
-            shadow=ShadowRepository(root, data_dir()) if shutil.which("git") else None,
-            notebook=options.notebook,
-            provider=provider,
-            extensions=options.extensions,
+                writer=writer,
+                settings=settings,
+                client=client,
+                client_is_ours=options.client is None,
+                gate=gate,
+                meter=meter,
+                approvals=options.approvals or FixedApprovals(allow=False),
+                tools={tool.name: tool for tool in builtin_tools()},
+                ctx=ToolContext(
+                    root=root,
+                    artifacts=artifacts,
+                    reads=ReadTracker(),
+                    shells=ShellRunner(root, artifacts),
+                    additional_directories=policy.additional_directories,
+                    read_decision=GateReads(gate),
+                ),
+                shadow=ShadowRepository(root, data_dir()) if shutil.which("git") else None,
+                notebook=options.notebook,
+                provider=provider,
+                extensions=options.extensions,
+            )
         )
-        session._client_is_ours = options.client is None
         session.tools["Task"] = TaskTool(session)
         if options.mode and options.mode != state.mode:
             writer.append(ModeChangeRecord(mode=options.mode))
