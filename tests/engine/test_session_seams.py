@@ -1,4 +1,5 @@
-"""The seams other parts plug into a Session through: its parts, the call env, the idle lock."""
+"""The seams other parts plug into a Session through: its parts, the call env, the idle lock,
+the permission mode."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+from zengine_jupyter.config import PERMISSION_MODES
 from zengine_jupyter.engine import (
     FixedApprovals,
     Session,
@@ -15,6 +17,7 @@ from zengine_jupyter.engine import (
     SessionParts,
     TurnInProgressError,
 )
+from zengine_jupyter.protocol import ZengineError
 from zengine_jupyter.testing import FakeModelClient, Reply
 
 if TYPE_CHECKING:
@@ -83,4 +86,20 @@ async def test_a_session_is_made_of_one_frozen_parts_object(
         assert parts.tools == {}  # the session's tools are its own dict
         assert twin.gate is session.gate
     finally:
+        await session.aclose()
+
+
+async def test_an_unknown_mode_is_refused_before_the_chat_opens(
+    tmp_path: Path, zengine_home: Path
+) -> None:
+    """``%%agent --mode bogus`` is untyped: it must not become a gate in mode "bogus"."""
+    with pytest.raises(ZengineError) as refused:
+        await Session.open(SessionOptions(project=tmp_path, client=FakeModelClient(),
+                                          mode="bogus"))  # type: ignore[arg-type]  # fmt: skip
+    assert "choose from default, accept_edits, plan, bypass" in str(refused.value.hint)
+    assert not list((zengine_home / "sessions").glob("*"))  # no chat was created
+    for mode in PERMISSION_MODES:
+        session = await Session.open(SessionOptions(project=tmp_path, client=FakeModelClient(),
+                                                    mode=mode))  # fmt: skip
+        assert session.mode == mode
         await session.aclose()

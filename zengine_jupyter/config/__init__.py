@@ -46,6 +46,7 @@ if TYPE_CHECKING:
     )
     from zengine_jupyter.config._rules import PermissionRule
     from zengine_jupyter.config._schema import (
+        PERMISSION_MODES,
         AgentsSettings,
         AppearanceSettings,
         CheckpointsSettings,
@@ -58,6 +59,7 @@ if TYPE_CHECKING:
         ProviderSettings,
         Settings,
         WebSettings,
+        is_permission_mode,
     )
     from zengine_jupyter.config._schema_tools import (
         CheckSettings,
@@ -96,7 +98,9 @@ _LAZY = {
     "McpServerSettings": "_schema_tools",
     "McpSettings": "_schema_tools",
     "ModelSettings": "_schema",
+    "PERMISSION_MODES": "_schema",
     "PermissionMode": "_schema",
+    "is_permission_mode": "_schema",
     "PermissionRule": "_rules",
     "PermissionsSettings": "_schema",
     "PriceSettings": "_schema",
@@ -133,6 +137,7 @@ __all__ = [
     "ENV_OVERRIDES",
     "HOME_ENV",
     "MODE_LOOSENESS",
+    "PERMISSION_MODES",
     "WITHHELD",
     "AgentsSettings",
     "AppearanceSettings",
@@ -171,6 +176,7 @@ __all__ = [
     "env_layer",
     "expand_env_refs",
     "find_project_root",
+    "is_permission_mode",
     "layer_path",
     "load_settings",
     "may_run_automatic_checks",

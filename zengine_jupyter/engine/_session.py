@@ -13,7 +13,12 @@ import shutil
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
-from zengine_jupyter.config import aload_settings, data_dir
+from zengine_jupyter.config import (
+    PERMISSION_MODES,
+    aload_settings,
+    data_dir,
+    is_permission_mode,
+)
 from zengine_jupyter.engine._bus import EventBus, Subscription
 from zengine_jupyter.engine._calls import CallEnv
 from zengine_jupyter.engine._commands import (
@@ -48,6 +53,7 @@ if TYPE_CHECKING:
     from collections.abc import AsyncIterator, Callable, Mapping
     from pathlib import Path
 
+    from zengine_jupyter.config import PermissionMode
     from zengine_jupyter.engine._extension import SessionExtension, SlashCommand
     from zengine_jupyter.engine._journal import Journaling
     from zengine_jupyter.engine._ports import ApprovalPort
@@ -73,7 +79,7 @@ class SessionOptions:
     """Who answers approval questions; None: nobody (non-interactive), which means deny."""
     client: ModelClient | None = None
     """A ready model client (tests, replay); None: built from the settings."""
-    mode: str | None = None
+    mode: PermissionMode | None = None
     model: str | None = None
     environ: Mapping[str, str] | None = None
     notebook: str | None = None
@@ -113,6 +119,9 @@ class Session:
     # ------------------------------------------------------------------ opening
     @classmethod
     async def open(cls, options: SessionOptions) -> Session:
+        if options.mode is not None and not is_permission_mode(options.mode):  # an untyped caller
+            raise ZengineError(f"unknown permission mode {options.mode!r}",
+                               hint=f"choose from {', '.join(PERMISSION_MODES)}")  # fmt: skip
         root = options.project.resolve()
         settings = await aload_settings(root, environ=options.environ)
         store = SessionStore()
@@ -129,9 +138,9 @@ class Session:
             provider = replace(provider, model=options.model)
         client = options.client or build_client(provider, "main", client_deps(effective, meter))
         policy = PermissionPolicy.from_settings(effective.permissions, root)
-        mode = options.mode or state.mode
+        mode = options.mode or (state.mode if is_permission_mode(state.mode) else None)
         if mode is not None:
-            policy = replace(policy, mode=mode)  # type: ignore[arg-type]
+            policy = replace(policy, mode=mode)
         artifacts = writer.folder / "artifacts"
         gate = PermissionGate(root, policy)
         session = cls(
@@ -275,7 +284,7 @@ class Session:
 
     # ------------------------------------------------------------------ use
     @property
-    def mode(self) -> str:
+    def mode(self) -> PermissionMode:
         return self.gate.policy.mode
 
     @property

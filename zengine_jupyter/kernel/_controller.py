@@ -35,6 +35,7 @@ if TYPE_CHECKING:
 
     from IPython.core.interactiveshell import InteractiveShell
 
+    from zengine_jupyter.config import PermissionMode
     from zengine_jupyter.engine import CommandResult, Session, SessionExtension, TurnOutcome
     from zengine_jupyter.kernel._comm import PanelComm
     from zengine_jupyter.kernel._widget import TurnWidget
@@ -56,7 +57,7 @@ class TurnRequest:
     new: bool = False
     project: str | None = None
     """``--project DIR``: the chat works on DIR (default: the notebook's project)."""
-    mode: str | None = None
+    mode: PermissionMode | None = None
     model: str | None = None
     wait: bool = False
     yes: bool = False
