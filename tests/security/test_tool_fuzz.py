@@ -139,9 +139,6 @@ class InsideOnly:
                 return ApprovalDecision(action="deny", message="outside the fuzz folder")
         return ApprovalDecision(action="allow_once")
 
-    async def ask_trust(self, folder: str, withheld: list[str]) -> bool:
-        return False
-
 
 class Fuzzer:
     def __init__(self, session: Session, env: CallEnv, denying: CallEnv) -> None:

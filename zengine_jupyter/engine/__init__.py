@@ -8,7 +8,7 @@ from zengine_jupyter.engine._bus import EventBus, Subscription
 from zengine_jupyter.engine._checkpoints import CheckpointsExtension, gc_notice, retention_of
 from zengine_jupyter.engine._extension import CommandResult, SessionExtension, SlashCommand
 from zengine_jupyter.engine._parts import SessionParts
-from zengine_jupyter.engine._ports import ApprovalPort, FixedApprovals, TrustPort
+from zengine_jupyter.engine._ports import ApprovalPort, FixedApprovals
 from zengine_jupyter.engine._resume import RESUME_REASON, repair_on_resume, resume_repairs
 from zengine_jupyter.engine._rewind import (
     describe_other_chats,
@@ -48,7 +48,6 @@ __all__ = [
     "SessionParts",
     "SlashCommand",
     "Subscription",
-    "TrustPort",
     "TurnInProgressError",
     "TurnOutcome",
     "build_request",
