@@ -16,7 +16,7 @@ from zengine_jupyter.config._paths import (
     notebook_path,
     user_config_dir,
 )
-from zengine_jupyter.protocol._lazy import lazy_exports as _lazy_exports
+from zengine_jupyter.protocol import lazy_exports as _lazy_exports
 
 if TYPE_CHECKING:
     from zengine_jupyter.config._effective import (
@@ -35,6 +35,7 @@ if TYPE_CHECKING:
         may_run_automatic_checks,
         trusted_grants,
     )
+    from zengine_jupyter.config._glob import compile_glob
     from zengine_jupyter.config._layers import ENV_OVERRIDES, Layer, env_layer, layer_path
     from zengine_jupyter.config._reference import render_reference
     from zengine_jupyter.config._restrict import (
@@ -117,6 +118,7 @@ _LAZY = {
     "add_rule_to_layer": "_write",
     "aload_settings": "_effective",
     "child_mode": "_extensions",
+    "compile_glob": "_glob",
     "effective_from_layers": "_effective",
     "env_layer": "_layers",
     "expand_env_refs": "_schema_tools",
@@ -171,6 +173,7 @@ __all__ = [
     "add_rule_to_layer",
     "aload_settings",
     "child_mode",
+    "compile_glob",
     "data_dir",
     "effective_from_layers",
     "env_layer",

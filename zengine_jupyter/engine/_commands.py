@@ -19,8 +19,7 @@ from typing import TYPE_CHECKING, get_args
 from zengine_jupyter.config import PERMISSION_MODES, TrustStore, is_permission_mode
 from zengine_jupyter.engine._extension import CommandResult
 from zengine_jupyter.llm import REPLAY_MODEL, ReplayClient
-from zengine_jupyter.protocol._llm import Effort
-from zengine_jupyter.protocol._records import ModeChangeRecord, ModelChangeRecord
+from zengine_jupyter.protocol import Effort, ModeChangeRecord, ModelChangeRecord
 from zengine_jupyter.store import SessionStore
 
 if TYPE_CHECKING:

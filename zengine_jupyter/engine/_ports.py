@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from zengine_jupyter.protocol._events import ApprovalDecision, ApprovalRequest
+from zengine_jupyter.protocol import ApprovalDecision, ApprovalRequest
 
 __all__ = ["ApprovalPort", "FixedApprovals"]
 

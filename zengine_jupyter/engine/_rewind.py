@@ -27,14 +27,16 @@ from typing import TYPE_CHECKING
 
 from zengine_jupyter.engine._other_chats import edits_since, load_other_chats
 from zengine_jupyter.host.checkpoint import restore_code
-from zengine_jupyter.protocol._checkpoint import RewindPoint, RewindResult
-from zengine_jupyter.protocol._errors import CheckpointError, ZengineError
-from zengine_jupyter.protocol._events import Rewound
-from zengine_jupyter.protocol._records import (
+from zengine_jupyter.protocol import (
+    CheckpointError,
     CheckpointRecord,
     MessageRecord,
+    RewindPoint,
     RewindRecord,
+    RewindResult,
+    Rewound,
     TurnStartRecord,
+    ZengineError,
 )
 from zengine_jupyter.store import scan_file
 
@@ -45,8 +47,7 @@ if TYPE_CHECKING:
 
     from zengine_jupyter.engine._session import Session
     from zengine_jupyter.host.checkpoint import ShadowRepository
-    from zengine_jupyter.protocol._checkpoint import OtherChatEdits
-    from zengine_jupyter.protocol._records import LogRecord
+    from zengine_jupyter.protocol import LogRecord, OtherChatEdits
     from zengine_jupyter.store import SessionWriter
 
 __all__ = [

@@ -36,17 +36,28 @@ from zengine_jupyter.engine._resume import repair_on_resume
 from zengine_jupyter.engine._task import TaskTool
 from zengine_jupyter.engine._turn import TurnOutcome, TurnRunner
 from zengine_jupyter.engine._wiring import client_deps, provider_options
-from zengine_jupyter.engine.tools import ReadTracker, ShellRunner, ToolContext, builtin_tools
-from zengine_jupyter.engine.tools._read_check import GateReads
+from zengine_jupyter.engine.tools import (
+    GateReads,
+    ReadTracker,
+    ShellRunner,
+    ToolContext,
+    builtin_tools,
+)
 from zengine_jupyter.host import run_hooks
 from zengine_jupyter.host.checkpoint import ShadowRepository
 from zengine_jupyter.llm import CostMeter, build_client
 from zengine_jupyter.policy import PermissionGate, PermissionPolicy
-from zengine_jupyter.protocol._errors import ZengineError
-from zengine_jupyter.protocol._events import EngineEvent, Notice, TrustRequired
-from zengine_jupyter.protocol._hooks import HookEventName, HookPayload
-from zengine_jupyter.protocol._llm import ToolSpec
-from zengine_jupyter.protocol._records import ModeChangeRecord, new_id
+from zengine_jupyter.protocol import (
+    EngineEvent,
+    HookEventName,
+    HookPayload,
+    ModeChangeRecord,
+    Notice,
+    ToolSpec,
+    TrustRequired,
+    ZengineError,
+    new_id,
+)
 from zengine_jupyter.store import SessionStore
 
 if TYPE_CHECKING:
@@ -59,7 +70,7 @@ if TYPE_CHECKING:
     from zengine_jupyter.engine._ports import ApprovalPort
     from zengine_jupyter.engine.tools import Tool, ToolOutput
     from zengine_jupyter.llm import ModelClient, ProviderOptions
-    from zengine_jupyter.protocol._records import RecordedToolCall
+    from zengine_jupyter.protocol import RecordedToolCall
 
 __all__ = ["Session", "SessionOptions", "TurnInProgressError"]
 

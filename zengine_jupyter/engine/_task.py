@@ -14,13 +14,16 @@ from pydantic import Field
 
 from zengine_jupyter.engine._turn import TurnOutcome, TurnRunner
 from zengine_jupyter.engine.tools import Tool, ToolContext, ToolInput, ToolOutput
-from zengine_jupyter.protocol._errors import ToolError
-from zengine_jupyter.protocol._events import TextStreamed, ThinkingStreamed, TurnEnded, TurnStarted
-from zengine_jupyter.protocol._records import (
+from zengine_jupyter.protocol import (
     MessageRecord,
     SubagentEndRecord,
     SubagentStartRecord,
+    TextStreamed,
+    ThinkingStreamed,
+    ToolError,
     ToolResultRecord,
+    TurnEnded,
+    TurnStarted,
     UsageRecord,
     new_id,
 )
@@ -28,9 +31,8 @@ from zengine_jupyter.protocol._records import (
 if TYPE_CHECKING:
     from zengine_jupyter.engine._journal import Journal
     from zengine_jupyter.engine._session import Session
-    from zengine_jupyter.protocol._events import EngineEvent
-    from zengine_jupyter.protocol._records import LogRecord, TurnStatus
-    from zengine_jupyter.store._replay import WorkingItem
+    from zengine_jupyter.protocol import EngineEvent, LogRecord, TurnStatus
+    from zengine_jupyter.store import WorkingItem
 
 __all__ = ["AgentJournal", "TaskTool"]
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from zengine_jupyter.protocol._lazy import lazy_exports as _lazy_exports
+from zengine_jupyter.protocol import lazy_exports as _lazy_exports
 
 if TYPE_CHECKING:
     from zengine_jupyter.kernel._agent import Agent, AgentResult

@@ -243,7 +243,7 @@ class KernelController:
         """Trust ``root`` (from the panel or a status widget): record it, reload the settings of
         its open chats, tell every view of them, then the :attr:`trust_listeners`."""
         from zengine_jupyter.config import TrustStore
-        from zengine_jupyter.protocol._events import Notice
+        from zengine_jupyter.protocol import Notice
 
         await asyncio.to_thread(TrustStore().trust, root)
         await self.reload_settings(root)
@@ -311,7 +311,7 @@ class KernelController:
 
     def _on_request(self, chat: _Chat, content: dict[str, Any]) -> dict[str, Any] | None:
         """A view's request (on the loop's thread): None when done, else the error to show."""
-        from zengine_jupyter.protocol._events import ApprovalDecision
+        from zengine_jupyter.protocol import ApprovalDecision
 
         kind = content.get("kind")
         if kind == "interrupt":

@@ -35,7 +35,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
-from zengine_jupyter.config._rules import PermissionRule
+from zengine_jupyter.config import PermissionRule
 from zengine_jupyter.policy._bash_rules import command_facts
 from zengine_jupyter.policy._paths import PathInfo, ProjectPaths
 from zengine_jupyter.policy._readonly import is_read_only
