@@ -11,8 +11,12 @@ from typing import TYPE_CHECKING, Any
 from zengine_jupyter._version import __version__
 
 if TYPE_CHECKING:
-    from zengine_jupyter.kernel import load_ipython_extension, unload_ipython_extension
-    from zengine_jupyter.kernel._agent import Agent, AgentResult
+    from zengine_jupyter.kernel import (
+        Agent,
+        AgentResult,
+        load_ipython_extension,
+        unload_ipython_extension,
+    )
 
 __all__ = [
     "Agent",
@@ -30,14 +34,10 @@ def _jupyter_labextension_paths() -> list[dict[str, str]]:
 
 
 def __getattr__(name: str) -> Any:
-    if name in ("load_ipython_extension", "unload_ipython_extension"):
-        from zengine_jupyter import kernel
+    if name in ("Agent", "AgentResult", "load_ipython_extension", "unload_ipython_extension"):
+        from zengine_jupyter import kernel  # lazy: Agent imports no IPython
 
         return getattr(kernel, name)
-    if name in ("Agent", "AgentResult"):
-        from zengine_jupyter.kernel import _agent
-
-        return getattr(_agent, name)
     raise AttributeError(f"module 'zengine_jupyter' has no attribute {name!r}")
 
 

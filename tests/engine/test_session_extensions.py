@@ -7,8 +7,7 @@ from typing import Any
 
 from pydantic import Field
 
-from zengine_jupyter.engine import Session, SessionOptions
-from zengine_jupyter.engine._extension import SessionExtension
+from zengine_jupyter.engine import Session, SessionExtension, SessionOptions
 from zengine_jupyter.engine.tools import Tool, ToolContext, ToolInput, ToolOutput
 from zengine_jupyter.protocol import Notice
 from zengine_jupyter.testing import ProviderServer, Reply, ScriptedToolCall

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 from zengine_jupyter import Agent, AgentResult
@@ -36,3 +38,18 @@ async def test_agent_runs_a_turn_and_reports_changed_files(
             denied = await strict.run("write x.py")
         assert (denied.text, denied.changed) == ("Not allowed.", [])
         assert not (project / "x.py").exists()
+
+
+def test_agent_imports_no_ipython_outside_a_kernel() -> None:
+    """A script's ``zengine_jupyter.Agent`` must not import IPython (nor the widget stack)."""
+    code = (
+        "import sys, zengine_jupyter\n"
+        "zengine_jupyter.Agent, zengine_jupyter.AgentResult\n"
+        "from zengine_jupyter.kernel import Agent\n"
+        "print(sorted(m for m in sys.modules\n"
+        "             if m.split('.')[0] in ('IPython', 'ipykernel', 'ipywidgets', 'anywidget')))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True
+    )
+    assert done.stdout.strip() == "[]"

@@ -16,7 +16,7 @@ pytestmark = pytest.mark.e2e
 _BOOM = """
 from zengine_jupyter.kernel import controller_for
 from zengine_jupyter.engine.tools import Tool, ToolInput, ToolOutput
-from zengine_jupyter.engine._extension import SessionExtension
+from zengine_jupyter.engine import SessionExtension
 
 class BoomInput(ToolInput):
     pass

@@ -139,9 +139,6 @@ class InsideOnly:
                 return ApprovalDecision(action="deny", message="outside the fuzz folder")
         return ApprovalDecision(action="allow_once")
 
-    async def ask_trust(self, folder: str, withheld: list[str]) -> bool:
-        return False
-
 
 class Fuzzer:
     def __init__(self, session: Session, env: CallEnv, denying: CallEnv) -> None:
@@ -169,12 +166,10 @@ class Fuzzer:
         turn = new_id()
         session.journal.record(TurnStartRecord(turn_id=turn))
         session.journal.record(MessageRecord(role="user", text="fuzz"))
-        args = (session.id, turn, session.root, session.journal)
-        rest = (session.approvals, session.tools, session.ctx)
-        env = CallEnv(*args, session.gate, *rest, after_tool=session.after_tool)
+        env = session.call_env(turn)
         deny = (PermissionRule.parse("Bash"), PermissionRule.parse("Verify"))
         policy = replace(session.gate.policy, deny=deny)
-        denying = CallEnv(*args, PermissionGate(session.root, policy), *rest)
+        denying = replace(env, gate=PermissionGate(session.root, policy), after_tool=None)
         return cls(session, env, denying)
 
     async def run(self, name: str, arguments: dict[str, Any], raw: str | None) -> None:

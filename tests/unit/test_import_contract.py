@@ -45,7 +45,7 @@ def project(tmp_path: Path) -> Path:
 def test_the_copy_is_clean(project: Path) -> None:
     done = _lint(project)
     assert done.returncode == 0, done.stdout + done.stderr
-    assert "Contracts: 2 kept, 0 broken" in done.stdout
+    assert "Contracts: 3 kept, 0 broken" in done.stdout
 
 
 @pytest.mark.parametrize("module", ["IPython", "ipywidgets", "anywidget", "jupyter_client"])
@@ -65,6 +65,33 @@ def test_a_lower_layer_importing_the_engine_breaks_the_layers(project: Path) -> 
     assert done.returncode != 0
     assert "Layers" in done.stdout
     assert "BROKEN" in done.stdout
+
+
+@pytest.mark.parametrize(
+    ("importer", "line"),
+    [
+        ("engine", "from zengine_jupyter.store._replay import replay\n"),
+        ("kernel", "import zengine_jupyter.engine._session\n"),
+        ("cli", "from zengine_jupyter.protocol._records import MessageRecord\n"),
+    ],
+)
+def test_importing_another_packages_private_module_breaks_the_contract(
+    project: Path, importer: str, line: str
+) -> None:
+    (project / "zengine_jupyter" / importer / "_leak.py").write_text(line)
+    done = _lint(project)
+    assert done.returncode != 0
+    assert "Private modules are imported only from within their package BROKEN" in done.stdout
+    assert f"zengine_jupyter.{importer}._leak -> " in done.stdout
+
+
+def test_a_package_may_import_its_own_private_modules(project: Path) -> None:
+    (project / "zengine_jupyter" / "store" / "_leak.py").write_text(
+        "from zengine_jupyter.store._replay import replay\n"
+        "from zengine_jupyter.protocol import MessageRecord\n"
+    )
+    done = _lint(project)
+    assert done.returncode == 0, done.stdout + done.stderr
 
 
 def test_ruff_bans_the_import_outside_kernel(project: Path) -> None:

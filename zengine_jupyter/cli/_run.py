@@ -16,6 +16,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from zengine_jupyter.config import PERMISSION_MODES
 from zengine_jupyter.engine import FixedApprovals, Session, SessionOptions
 from zengine_jupyter.protocol import (
     ApprovalDecision,
@@ -53,7 +54,7 @@ def add_run_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]
     which.add_argument("--session", help="go on with this chat")
     which.add_argument("--continue", dest="cont", action="store_true",
                        help="go on with the project's most recent chat")  # fmt: skip
-    run.add_argument("--mode", choices=["default", "accept_edits", "plan", "bypass"])
+    run.add_argument("--mode", choices=PERMISSION_MODES)
     run.add_argument("--model", help="the model for this chat (model.main)")
     answer = run.add_mutually_exclusive_group()
     answer.add_argument("--yes", action="store_true", help="allow every call that would ask")

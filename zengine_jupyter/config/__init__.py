@@ -16,7 +16,7 @@ from zengine_jupyter.config._paths import (
     notebook_path,
     user_config_dir,
 )
-from zengine_jupyter.protocol._lazy import lazy_exports as _lazy_exports
+from zengine_jupyter.protocol import lazy_exports as _lazy_exports
 
 if TYPE_CHECKING:
     from zengine_jupyter.config._effective import (
@@ -35,6 +35,7 @@ if TYPE_CHECKING:
         may_run_automatic_checks,
         trusted_grants,
     )
+    from zengine_jupyter.config._glob import compile_glob
     from zengine_jupyter.config._layers import ENV_OVERRIDES, Layer, env_layer, layer_path
     from zengine_jupyter.config._reference import render_reference
     from zengine_jupyter.config._restrict import (
@@ -46,6 +47,7 @@ if TYPE_CHECKING:
     )
     from zengine_jupyter.config._rules import PermissionRule
     from zengine_jupyter.config._schema import (
+        PERMISSION_MODES,
         AgentsSettings,
         AppearanceSettings,
         CheckpointsSettings,
@@ -58,6 +60,7 @@ if TYPE_CHECKING:
         ProviderSettings,
         Settings,
         WebSettings,
+        is_permission_mode,
     )
     from zengine_jupyter.config._schema_tools import (
         CheckSettings,
@@ -96,7 +99,9 @@ _LAZY = {
     "McpServerSettings": "_schema_tools",
     "McpSettings": "_schema_tools",
     "ModelSettings": "_schema",
+    "PERMISSION_MODES": "_schema",
     "PermissionMode": "_schema",
+    "is_permission_mode": "_schema",
     "PermissionRule": "_rules",
     "PermissionsSettings": "_schema",
     "PriceSettings": "_schema",
@@ -113,6 +118,7 @@ _LAZY = {
     "add_rule_to_layer": "_write",
     "aload_settings": "_effective",
     "child_mode": "_extensions",
+    "compile_glob": "_glob",
     "effective_from_layers": "_effective",
     "env_layer": "_layers",
     "expand_env_refs": "_schema_tools",
@@ -133,6 +139,7 @@ __all__ = [
     "ENV_OVERRIDES",
     "HOME_ENV",
     "MODE_LOOSENESS",
+    "PERMISSION_MODES",
     "WITHHELD",
     "AgentsSettings",
     "AppearanceSettings",
@@ -166,11 +173,13 @@ __all__ = [
     "add_rule_to_layer",
     "aload_settings",
     "child_mode",
+    "compile_glob",
     "data_dir",
     "effective_from_layers",
     "env_layer",
     "expand_env_refs",
     "find_project_root",
+    "is_permission_mode",
     "layer_path",
     "load_settings",
     "may_run_automatic_checks",

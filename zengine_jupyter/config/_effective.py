@@ -20,13 +20,13 @@ from zengine_jupyter.config._paths import data_dir
 from zengine_jupyter.config._restrict import ResolvedSettings, restrict_to_user_level
 from zengine_jupyter.config._schema import Settings
 from zengine_jupyter.config._trust import TRUST_FILE_NAME, TrustStore
-from zengine_jupyter.protocol._errors import TrustStoreError
+from zengine_jupyter.protocol import TrustStoreError
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
     from pathlib import Path
 
-    from zengine_jupyter.protocol._settings import LayerName, SettingsIssue, WithheldSetting
+    from zengine_jupyter.protocol import LayerName, SettingsIssue, WithheldSetting
 
 __all__ = [
     "EffectiveSettings",

@@ -20,7 +20,7 @@ from pydantic import ValidationError
 from zengine_jupyter.config._paths import user_config_dir
 from zengine_jupyter.config._schema import Settings
 from zengine_jupyter.config._v1 import V1_FILE_NAME, V1Error, convert_v1
-from zengine_jupyter.protocol._settings import LayerName, SettingsIssue
+from zengine_jupyter.protocol import LayerName, SettingsIssue
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping

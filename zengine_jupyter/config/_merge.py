@@ -20,10 +20,10 @@ import re
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from zengine_jupyter.protocol._hooks import HOOK_EVENTS
+from zengine_jupyter.protocol import HOOK_EVENTS
 
 if TYPE_CHECKING:
-    from zengine_jupyter.protocol._settings import LayerName
+    from zengine_jupyter.protocol import LayerName
 
 __all__ = [
     "BY_ID",

@@ -17,7 +17,7 @@ from typing import Any
 
 from zengine_jupyter.config._merge import dotted, flatten
 from zengine_jupyter.config._schema import Settings
-from zengine_jupyter.protocol._settings import LayerName, WithheldSetting
+from zengine_jupyter.protocol import LayerName, WithheldSetting
 
 __all__ = ["APPLIED", "CAPPED", "WITHHELD", "ResolvedSettings", "restrict_to_user_level"]
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from pathlib import PurePosixPath
-from typing import Literal
+from typing import Literal, TypeGuard, get_args
 
 from pydantic import Field, field_validator
 
@@ -23,6 +23,7 @@ from zengine_jupyter.config._schema_tools import (
 )
 
 __all__ = [
+    "PERMISSION_MODES",
     "AgentsSettings",
     "AppearanceSettings",
     "CheckpointsSettings",
@@ -35,9 +36,16 @@ __all__ = [
     "ProviderSettings",
     "Settings",
     "WebSettings",
+    "is_permission_mode",
 ]
 
 PermissionMode = Literal["default", "accept_edits", "plan", "bypass"]
+PERMISSION_MODES: tuple[PermissionMode, ...] = get_args(PermissionMode)
+
+
+def is_permission_mode(value: object) -> TypeGuard[PermissionMode]:
+    """Whether ``value`` names a permission mode (a saved record, a typed ``--mode``)."""
+    return value in PERMISSION_MODES
 
 
 def _http_url(value: str | None) -> str | None:

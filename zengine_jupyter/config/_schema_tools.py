@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from zengine_jupyter.protocol._errors import ConfigError
+from zengine_jupyter.protocol import ConfigError
 
 if TYPE_CHECKING:
     from collections.abc import Mapping

@@ -20,8 +20,7 @@ from typing import TYPE_CHECKING
 from pydantic import ValidationError
 
 from zengine_jupyter.config._paths import data_dir
-from zengine_jupyter.protocol._errors import TrustStoreError
-from zengine_jupyter.protocol._trust import TrustEntry, TrustFile
+from zengine_jupyter.protocol import TrustEntry, TrustFile, TrustStoreError
 
 if TYPE_CHECKING:
     from collections.abc import Iterator

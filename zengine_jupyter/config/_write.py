@@ -18,7 +18,7 @@ from zengine_jupyter.config._rules import PermissionRule
 from zengine_jupyter.config._schema import Settings
 from zengine_jupyter.config._trust import atomic_write_text
 from zengine_jupyter.config._v1 import V1_FILE_NAME, V1Error, convert_v1
-from zengine_jupyter.protocol._errors import SettingsFileError
+from zengine_jupyter.protocol import SettingsFileError
 
 if TYPE_CHECKING:
     from collections.abc import Mapping

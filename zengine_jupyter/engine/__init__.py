@@ -6,7 +6,11 @@ they answer approvals through an :class:`ApprovalPort`.
 
 from zengine_jupyter.engine._bus import EventBus, Subscription
 from zengine_jupyter.engine._checkpoints import CheckpointsExtension, gc_notice, retention_of
-from zengine_jupyter.engine._ports import ApprovalPort, FixedApprovals, TrustPort
+from zengine_jupyter.engine._commands import is_reserved_command
+from zengine_jupyter.engine._custom_commands import CustomCommand, parse_command_file
+from zengine_jupyter.engine._extension import CommandResult, SessionExtension, SlashCommand
+from zengine_jupyter.engine._parts import SessionParts
+from zengine_jupyter.engine._ports import ApprovalPort, FixedApprovals
 from zengine_jupyter.engine._resume import RESUME_REASON, repair_on_resume, resume_repairs
 from zengine_jupyter.engine._rewind import (
     describe_other_chats,
@@ -28,6 +32,7 @@ from zengine_jupyter.engine._wellformed import (
     build_request,
     check_request,
 )
+from zengine_jupyter.engine._wiring import provider_options
 
 __all__ = [
     "INTERRUPTED",
@@ -36,13 +41,17 @@ __all__ = [
     "RESUME_REASON",
     "ApprovalPort",
     "CheckpointsExtension",
+    "CommandResult",
+    "CustomCommand",
     "EventBus",
     "FixedApprovals",
     "RequestMessage",
     "Session",
+    "SessionExtension",
     "SessionOptions",
+    "SessionParts",
+    "SlashCommand",
     "Subscription",
-    "TrustPort",
     "TurnInProgressError",
     "TurnOutcome",
     "build_request",
@@ -51,8 +60,11 @@ __all__ = [
     "describe_rewind",
     "find_point",
     "gc_notice",
+    "is_reserved_command",
+    "parse_command_file",
     "points_from_log",
     "preview_points",
+    "provider_options",
     "repair_on_resume",
     "resume_repairs",
     "retention_of",

@@ -10,12 +10,12 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING
 
-from zengine_jupyter.protocol._events import Resync
+from zengine_jupyter.protocol import Resync
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator
 
-    from zengine_jupyter.protocol._events import EngineEvent
+    from zengine_jupyter.protocol import EngineEvent
 
 __all__ = ["EventBus", "Subscription"]
 

@@ -15,19 +15,22 @@ from zengine_jupyter.config import add_rule_to_layer
 from zengine_jupyter.engine._failures import describe_failure, log_failure
 from zengine_jupyter.host import run_hooks
 from zengine_jupyter.policy import CallView, suggest_rule
-from zengine_jupyter.protocol._errors import ToolError, ZengineError
-from zengine_jupyter.protocol._events import (
+from zengine_jupyter.protocol import (
+    ApprovalRecord,
     ApprovalRequest,
     ApprovalRequested,
+    HookPayload,
     Notice,
     ToolCallApproved,
     ToolCallDenied,
     ToolCallFinished,
     ToolCallStarted,
+    ToolError,
+    ToolResultRecord,
+    ZengineError,
+    escape_surrogates,
+    new_id,
 )
-from zengine_jupyter.protocol._hooks import HookPayload
-from zengine_jupyter.protocol._records import ApprovalRecord, ToolResultRecord, new_id
-from zengine_jupyter.protocol._text import escape_surrogates
 
 if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable, Mapping
@@ -38,7 +41,7 @@ if TYPE_CHECKING:
     from zengine_jupyter.engine._ports import ApprovalPort
     from zengine_jupyter.engine.tools import Tool, ToolContext, ToolOutput
     from zengine_jupyter.policy import GateDecision, PermissionGate
-    from zengine_jupyter.protocol._records import RecordedToolCall
+    from zengine_jupyter.protocol import RecordedToolCall
 
 __all__ = ["CallEnv", "run_call", "summarise"]
 

@@ -19,14 +19,19 @@ from zengine_jupyter.host.checkpoint import (
     format_size,
     needs_collection,
 )
-from zengine_jupyter.protocol._errors import CheckpointError, ZengineError
-from zengine_jupyter.protocol._events import CheckpointTaken, Notice, TurnEnded
+from zengine_jupyter.protocol import (
+    CheckpointError,
+    CheckpointTaken,
+    Notice,
+    TurnEnded,
+    ZengineError,
+)
 
 if TYPE_CHECKING:
     from zengine_jupyter.config import CheckpointsSettings
     from zengine_jupyter.engine._bus import Subscription
     from zengine_jupyter.engine._session import Session
-    from zengine_jupyter.protocol._checkpoint import CheckpointGc
+    from zengine_jupyter.protocol import CheckpointGc
 
 __all__ = ["CheckpointsExtension", "gc_notice", "retention_of"]
 

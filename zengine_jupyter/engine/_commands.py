@@ -16,11 +16,10 @@ import re
 from dataclasses import replace
 from typing import TYPE_CHECKING, get_args
 
-from zengine_jupyter.config import TrustStore
+from zengine_jupyter.config import PERMISSION_MODES, TrustStore, is_permission_mode
 from zengine_jupyter.engine._extension import CommandResult
 from zengine_jupyter.llm import REPLAY_MODEL, ReplayClient
-from zengine_jupyter.protocol._llm import Effort
-from zengine_jupyter.protocol._records import ModeChangeRecord, ModelChangeRecord
+from zengine_jupyter.protocol import Effort, ModeChangeRecord, ModelChangeRecord
 from zengine_jupyter.store import SessionStore
 
 if TYPE_CHECKING:
@@ -38,8 +37,6 @@ __all__ = [
     "unknown_command",
 ]
 
-_MODES = ("default", "accept_edits", "plan", "bypass")
-
 
 async def _cost(session: Session, args: str) -> CommandResult:
     state = session.writer.state()
@@ -53,10 +50,10 @@ async def _cost(session: Session, args: str) -> CommandResult:
 async def _mode(session: Session, args: str) -> CommandResult:
     wanted = args.strip()
     if not wanted:
-        return CommandResult(f"mode: {session.mode} (choose from {', '.join(_MODES)})")
-    if wanted not in _MODES:
-        return CommandResult(f"unknown mode {wanted!r}; choose from {', '.join(_MODES)}")
-    session.gate.policy = replace(session.gate.policy, mode=wanted)  # type: ignore[arg-type]
+        return CommandResult(f"mode: {session.mode} (choose from {', '.join(PERMISSION_MODES)})")
+    if not is_permission_mode(wanted):
+        return CommandResult(f"unknown mode {wanted!r}; choose from {', '.join(PERMISSION_MODES)}")
+    session.gate.policy = replace(session.gate.policy, mode=wanted)
     session.journal.record(ModeChangeRecord(mode=wanted))
     return CommandResult(f"mode: {wanted}")
 

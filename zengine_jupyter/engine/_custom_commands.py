@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 from zengine_jupyter.config import trusted_grants, user_config_dir
 from zengine_jupyter.engine._commands import is_reserved_command
 from zengine_jupyter.engine._extension import CommandResult, SessionExtension
-from zengine_jupyter.protocol._events import Notice
+from zengine_jupyter.protocol import Notice
 
 if TYPE_CHECKING:
     from pathlib import Path

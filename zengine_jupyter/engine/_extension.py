@@ -20,8 +20,7 @@ if TYPE_CHECKING:
     from zengine_jupyter.engine._session import Session
     from zengine_jupyter.engine._turn import TurnOutcome
     from zengine_jupyter.engine.tools import Tool, ToolOutput
-    from zengine_jupyter.protocol._llm import ToolSpec
-    from zengine_jupyter.protocol._records import RecordedToolCall
+    from zengine_jupyter.protocol import RecordedToolCall, ToolSpec
 
 __all__ = ["EXTENSIONS", "CommandResult", "SessionExtension", "SlashCommand"]
 

@@ -15,7 +15,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from zengine_jupyter.config import data_dir
-from zengine_jupyter.protocol._text import escape_surrogates
+from zengine_jupyter.protocol import escape_surrogates
 
 __all__ = ["TOOLS_LOG", "describe_failure", "log_failure"]
 

@@ -6,10 +6,8 @@ from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
     from zengine_jupyter.engine._bus import EventBus
-    from zengine_jupyter.protocol._events import EngineEvent
-    from zengine_jupyter.protocol._records import LogRecord
-    from zengine_jupyter.store import SessionWriter
-    from zengine_jupyter.store._replay import WorkingItem
+    from zengine_jupyter.protocol import EngineEvent, LogRecord
+    from zengine_jupyter.store import SessionWriter, WorkingItem
 
 __all__ = ["Journal", "Journaling"]
 

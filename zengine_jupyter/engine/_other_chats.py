@@ -19,16 +19,14 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
-from zengine_jupyter.protocol._checkpoint import OtherChatEdits
-from zengine_jupyter.protocol._errors import ZengineError
-from zengine_jupyter.protocol._records import MessageRecord, ToolResultRecord
+from zengine_jupyter.protocol import MessageRecord, OtherChatEdits, ToolResultRecord, ZengineError
 from zengine_jupyter.store import SessionStore, scan_file
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
     from datetime import datetime
 
-    from zengine_jupyter.protocol._records import LogRecord, RecordedToolCall
+    from zengine_jupyter.protocol import LogRecord, RecordedToolCall
 
 __all__ = ["FILE_TOOLS", "SHELL_TOOLS", "ChatEdits", "edits_since", "load_other_chats"]
 

@@ -1,27 +1,25 @@
-"""The questions a session asks its frontend (design.md "Ports").
+"""The question a session asks its frontend (design.md "Ports"): may this call run?
 
 The kernel answers with widgets and comm messages, the CLI with a TTY prompt or a fixed
 policy. A frontend that cannot ask (non-interactive) answers deny: never "yes" by default.
+
+Trust is no port: the engine never waits for it. An untrusted folder's chat publishes
+``TrustRequired`` and runs without the withheld settings; a frontend that trusts the folder
+(``TrustStore().trust``) calls ``Session.reload_settings`` on its chats.
 """
 
 from __future__ import annotations
 
 from typing import Protocol
 
-from zengine_jupyter.protocol._events import ApprovalDecision, ApprovalRequest
+from zengine_jupyter.protocol import ApprovalDecision, ApprovalRequest
 
-__all__ = ["ApprovalPort", "FixedApprovals", "TrustPort"]
+__all__ = ["ApprovalPort", "FixedApprovals"]
 
 
 class ApprovalPort(Protocol):
     async def ask(self, request: ApprovalRequest) -> ApprovalDecision:
         """Ask the user whether a tool call may run; may wait as long as the user takes."""
-        ...
-
-
-class TrustPort(Protocol):
-    async def ask_trust(self, folder: str, withheld: list[str]) -> bool:
-        """Ask whether to trust ``folder``; False means "Not now" (only dismisses)."""
         ...
 
 
@@ -36,6 +34,3 @@ class FixedApprovals:
         if self.allow:
             return ApprovalDecision(action="allow_once")
         return ApprovalDecision(action="deny", message=self.message)
-
-    async def ask_trust(self, folder: str, withheld: list[str]) -> bool:
-        return False

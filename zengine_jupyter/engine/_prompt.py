@@ -7,6 +7,8 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from pathlib import Path
 
+    from zengine_jupyter.config import PermissionMode
+
 __all__ = ["system_prompt"]
 
 _RULES = """\
@@ -23,7 +25,7 @@ You edit scripts, tests, notebooks and data pipelines with the tools you are giv
 """
 
 
-def system_prompt(root: Path, mode: str, notebook: str | None = None) -> str:
+def system_prompt(root: Path, mode: PermissionMode, notebook: str | None = None) -> str:
     lines = [_RULES, f"Project folder: {root}", f"Permission mode: {mode}"]
     if notebook:
         lines.append(f"The user's open notebook: {notebook}")

@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from zengine_jupyter.engine._wellformed import INTERRUPTED
-from zengine_jupyter.protocol._records import (
+from zengine_jupyter.protocol import (
     PlanRecord,
     QuestionRecord,
     SubagentEndRecord,
@@ -26,7 +26,7 @@ from zengine_jupyter.protocol._records import (
 )
 
 if TYPE_CHECKING:
-    from zengine_jupyter.protocol._records import LogRecord
+    from zengine_jupyter.protocol import LogRecord
     from zengine_jupyter.store import ResumeState, SessionWriter
 
 __all__ = ["RESUME_REASON", "repair_on_resume", "resume_repairs"]

@@ -26,16 +26,17 @@ import bisect
 from typing import TYPE_CHECKING
 
 from zengine_jupyter.engine._other_chats import edits_since, load_other_chats
-from zengine_jupyter.engine._session import TurnInProgressError
 from zengine_jupyter.host.checkpoint import restore_code
-from zengine_jupyter.protocol._checkpoint import RewindPoint, RewindResult
-from zengine_jupyter.protocol._errors import CheckpointError, ZengineError
-from zengine_jupyter.protocol._events import Rewound
-from zengine_jupyter.protocol._records import (
+from zengine_jupyter.protocol import (
+    CheckpointError,
     CheckpointRecord,
     MessageRecord,
+    RewindPoint,
     RewindRecord,
+    RewindResult,
+    Rewound,
     TurnStartRecord,
+    ZengineError,
 )
 from zengine_jupyter.store import scan_file
 
@@ -46,8 +47,7 @@ if TYPE_CHECKING:
 
     from zengine_jupyter.engine._session import Session
     from zengine_jupyter.host.checkpoint import ShadowRepository
-    from zengine_jupyter.protocol._checkpoint import OtherChatEdits
-    from zengine_jupyter.protocol._records import LogRecord
+    from zengine_jupyter.protocol import LogRecord, OtherChatEdits
     from zengine_jupyter.store import SessionWriter
 
 __all__ = [
@@ -232,13 +232,7 @@ async def rewind(
 
     Raises :class:`TurnInProgressError` while a turn runs; publishes :class:`Rewound`.
     """
-    lock: asyncio.Lock = session._lock
-    if session.busy or lock.locked():
-        raise TurnInProgressError(
-            f"cannot rewind chat {session.id} while a turn is running",
-            hint="interrupt the turn or wait for it to end, then rewind",
-        )
-    async with lock:
+    async with session.idle("rewind"):
         result = await rewind_chat(session.writer, session.shadow, to, code=code,
                                    conversation=conversation,
                                    record=session.journal.record)  # fmt: skip

@@ -24,7 +24,7 @@ from zengine_jupyter.host.sandbox import (
     plan_shell,
 )
 from zengine_jupyter.policy import sandbox_auto_allow
-from zengine_jupyter.protocol._events import Notice
+from zengine_jupyter.protocol import Notice
 
 if TYPE_CHECKING:
     from zengine_jupyter.config import Settings

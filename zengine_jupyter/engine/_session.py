@@ -8,11 +8,17 @@ frontends follow it through ``subscribe``.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import shutil
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
-from zengine_jupyter.config import aload_settings, data_dir
+from zengine_jupyter.config import (
+    PERMISSION_MODES,
+    aload_settings,
+    data_dir,
+    is_permission_mode,
+)
 from zengine_jupyter.engine._bus import EventBus, Subscription
 from zengine_jupyter.engine._calls import CallEnv
 from zengine_jupyter.engine._commands import (
@@ -23,36 +29,48 @@ from zengine_jupyter.engine._commands import (
 from zengine_jupyter.engine._custom_commands import CustomCommands
 from zengine_jupyter.engine._extension import EXTENSIONS
 from zengine_jupyter.engine._journal import Journal
+from zengine_jupyter.engine._parts import SessionParts
 from zengine_jupyter.engine._ports import FixedApprovals
 from zengine_jupyter.engine._prompt import system_prompt
 from zengine_jupyter.engine._resume import repair_on_resume
 from zengine_jupyter.engine._task import TaskTool
 from zengine_jupyter.engine._turn import TurnOutcome, TurnRunner
 from zengine_jupyter.engine._wiring import client_deps, provider_options
-from zengine_jupyter.engine.tools import ReadTracker, ShellRunner, ToolContext, builtin_tools
-from zengine_jupyter.engine.tools._read_check import GateReads
+from zengine_jupyter.engine.tools import (
+    GateReads,
+    ReadTracker,
+    ShellRunner,
+    ToolContext,
+    builtin_tools,
+)
 from zengine_jupyter.host import run_hooks
 from zengine_jupyter.host.checkpoint import ShadowRepository
 from zengine_jupyter.llm import CostMeter, build_client
 from zengine_jupyter.policy import PermissionGate, PermissionPolicy
-from zengine_jupyter.protocol._errors import ZengineError
-from zengine_jupyter.protocol._events import EngineEvent, Notice, TrustRequired
-from zengine_jupyter.protocol._hooks import HookEventName, HookPayload
-from zengine_jupyter.protocol._llm import ToolSpec
-from zengine_jupyter.protocol._records import ModeChangeRecord, new_id
+from zengine_jupyter.protocol import (
+    EngineEvent,
+    HookEventName,
+    HookPayload,
+    ModeChangeRecord,
+    Notice,
+    ToolSpec,
+    TrustRequired,
+    ZengineError,
+    new_id,
+)
 from zengine_jupyter.store import SessionStore
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Mapping
+    from collections.abc import AsyncIterator, Callable, Mapping
     from pathlib import Path
 
-    from zengine_jupyter.config import EffectiveSettings
+    from zengine_jupyter.config import PermissionMode
     from zengine_jupyter.engine._extension import SessionExtension, SlashCommand
+    from zengine_jupyter.engine._journal import Journaling
     from zengine_jupyter.engine._ports import ApprovalPort
     from zengine_jupyter.engine.tools import Tool, ToolOutput
     from zengine_jupyter.llm import ModelClient, ProviderOptions
-    from zengine_jupyter.protocol._records import RecordedToolCall
-    from zengine_jupyter.store import SessionWriter
+    from zengine_jupyter.protocol import RecordedToolCall
 
 __all__ = ["Session", "SessionOptions", "TurnInProgressError"]
 
@@ -72,7 +90,7 @@ class SessionOptions:
     """Who answers approval questions; None: nobody (non-interactive), which means deny."""
     client: ModelClient | None = None
     """A ready model client (tests, replay); None: built from the settings."""
-    mode: str | None = None
+    mode: PermissionMode | None = None
     model: str | None = None
     environ: Mapping[str, str] | None = None
     notebook: str | None = None
@@ -83,21 +101,21 @@ class SessionOptions:
 class Session:
     """One chat on one project."""
 
-    def __init__(self, **parts: Any) -> None:
-        self.id: str = parts["id"]
-        self.root: Path = parts["root"]
-        self.writer: SessionWriter = parts["writer"]
-        self.settings: EffectiveSettings = parts["settings"]
-        self.client: ModelClient = parts["client"]
-        self.gate: PermissionGate = parts["gate"]
-        self.meter: CostMeter = parts["meter"]
-        self.approvals: ApprovalPort = parts["approvals"]
-        self.tools: dict[str, Tool[Any]] = parts["tools"]
-        self.ctx: ToolContext = parts["ctx"]
-        self.shadow: ShadowRepository | None = parts["shadow"]
-        self.notebook: str | None = parts.get("notebook")
-        self.provider: ProviderOptions = parts["provider"]
-        makers = [CustomCommands, *EXTENSIONS, *parts.get("extensions", ())]
+    def __init__(self, parts: SessionParts) -> None:
+        self.id = parts.id
+        self.root = parts.root
+        self.writer = parts.writer
+        self.settings = parts.settings
+        self.client = parts.client
+        self.gate = parts.gate
+        self.meter = parts.meter
+        self.approvals = parts.approvals
+        self.tools: dict[str, Tool[Any]] = dict(parts.tools)
+        self.ctx = parts.ctx
+        self.shadow = parts.shadow
+        self.notebook = parts.notebook
+        self.provider = parts.provider
+        makers = [CustomCommands, *EXTENSIONS, *parts.extensions]
         self.extensions: list[SessionExtension] = [make() for make in makers]
         self.commands: dict[str, SlashCommand] = dict(BUILTIN_COMMANDS)
         self.bus = EventBus(self.id)
@@ -107,11 +125,14 @@ class Session:
         self._task: asyncio.Task[TurnOutcome] | None = None
         self._interrupting = False
         self._closed = False
-        self._client_is_ours = True
+        self._client_is_ours = parts.client_is_ours
 
     # ------------------------------------------------------------------ opening
     @classmethod
     async def open(cls, options: SessionOptions) -> Session:
+        if options.mode is not None and not is_permission_mode(options.mode):  # an untyped caller
+            raise ZengineError(f"unknown permission mode {options.mode!r}",
+                               hint=f"choose from {', '.join(PERMISSION_MODES)}")  # fmt: skip
         root = options.project.resolve()
         settings = await aload_settings(root, environ=options.environ)
         store = SessionStore()
@@ -128,35 +149,37 @@ class Session:
             provider = replace(provider, model=options.model)
         client = options.client or build_client(provider, "main", client_deps(effective, meter))
         policy = PermissionPolicy.from_settings(effective.permissions, root)
-        mode = options.mode or state.mode
+        mode = options.mode or (state.mode if is_permission_mode(state.mode) else None)
         if mode is not None:
-            policy = replace(policy, mode=mode)  # type: ignore[arg-type]
+            policy = replace(policy, mode=mode)
         artifacts = writer.folder / "artifacts"
         gate = PermissionGate(root, policy)
         session = cls(
-            id=writer.folder.name,
-            root=root,
-            writer=writer,
-            settings=settings,
-            client=client,
-            gate=gate,
-            meter=meter,
-            approvals=options.approvals or FixedApprovals(allow=False),
-            tools={tool.name: tool for tool in builtin_tools()},
-            ctx=ToolContext(
+            SessionParts(
+                id=writer.folder.name,
                 root=root,
-                artifacts=artifacts,
-                reads=ReadTracker(),
-                shells=ShellRunner(root, artifacts),
-                additional_directories=policy.additional_directories,
-                read_decision=GateReads(gate),
-            ),
-            shadow=ShadowRepository(root, data_dir()) if shutil.which("git") else None,
-            notebook=options.notebook,
-            provider=provider,
-            extensions=options.extensions,
+                writer=writer,
+                settings=settings,
+                client=client,
+                client_is_ours=options.client is None,
+                gate=gate,
+                meter=meter,
+                approvals=options.approvals or FixedApprovals(allow=False),
+                tools={tool.name: tool for tool in builtin_tools()},
+                ctx=ToolContext(
+                    root=root,
+                    artifacts=artifacts,
+                    reads=ReadTracker(),
+                    shells=ShellRunner(root, artifacts),
+                    additional_directories=policy.additional_directories,
+                    read_decision=GateReads(gate),
+                ),
+                shadow=ShadowRepository(root, data_dir()) if shutil.which("git") else None,
+                notebook=options.notebook,
+                provider=provider,
+                extensions=options.extensions,
+            )
         )
-        session._client_is_ours = options.client is None
         session.tools["Task"] = TaskTool(session)
         if options.mode and options.mode != state.mode:
             writer.append(ModeChangeRecord(mode=options.mode))
@@ -246,14 +269,51 @@ class Session:
         self._startup.append(event)
         self.bus.publish(event)
 
+    def call_env(
+        self,
+        turn_id: str,
+        *,
+        journal: Journaling | None = None,
+        tools: Mapping[str, Tool[Any]] | None = None,
+        ctx: ToolContext | None = None,
+    ) -> CallEnv:
+        """What running a call of turn ``turn_id`` needs from this chat: its gate, approvals,
+        hooks and extensions. A subagent passes its own journal, tools and context."""
+        return CallEnv(
+            session_id=self.id,
+            turn_id=turn_id,
+            root=self.root,
+            journal=self.journal if journal is None else journal,
+            gate=self.gate,
+            approvals=self.approvals,
+            tools=self.tools if tools is None else tools,
+            ctx=self.ctx if ctx is None else ctx,
+            hooks=self.settings.settings.hooks,
+            trusted=self.settings.trusted,
+            after_tool=self.after_tool,
+        )
+
     # ------------------------------------------------------------------ use
     @property
-    def mode(self) -> str:
+    def mode(self) -> PermissionMode:
         return self.gate.policy.mode
 
     @property
     def busy(self) -> bool:
-        return self._task is not None and not self._task.done()
+        """A turn is running, or something holds the chat :meth:`idle`."""
+        return (self._task is not None and not self._task.done()) or self._lock.locked()
+
+    @contextlib.asynccontextmanager
+    async def idle(self, action: str) -> AsyncIterator[None]:
+        """Hold the chat idle for ``action`` (a rewind, say): no turn starts until the block
+        ends. Raises :class:`TurnInProgressError` at once if a turn is running."""
+        if self.busy:
+            raise TurnInProgressError(
+                f"cannot {action} chat {self.id} while a turn is running",
+                hint=f"interrupt the turn or wait for it to end, then {action}",
+            )
+        async with self._lock:
+            yield
 
     def subscribe(self) -> Subscription:
         """A new event queue; it starts with the chat's start-up notices."""
@@ -266,7 +326,7 @@ class Session:
         """Run one turn for the user's ``text``; returns when it ends (or is interrupted)."""
         if self._closed:
             raise ZengineError(f"chat {self.id} is closed", hint="open it again to go on")
-        if self._lock.locked():
+        if self.busy:
             raise TurnInProgressError(
                 f"a turn is already running in chat {self.id}",
                 hint="wait for it to finish, or interrupt it",
@@ -299,19 +359,7 @@ class Session:
             runner = TurnRunner(
                 journal=self.journal,
                 client=self.client,
-                env=CallEnv(
-                    self.id,
-                    turn_id,
-                    self.root,
-                    self.journal,
-                    self.gate,
-                    self.approvals,
-                    self.tools,
-                    self.ctx,
-                    self.settings.settings.hooks,
-                    self.settings.trusted,
-                    self.after_tool,
-                ),
+                env=self.call_env(turn_id),
                 prepare=self.prepare_request,
                 meter=self.meter,
                 shadow=self.shadow,

@@ -15,25 +15,30 @@ import asyncio
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from zengine_jupyter.protocol._events import Notice, ProviderBusy, TextStreamed, ThinkingStreamed
-from zengine_jupyter.protocol._llm import (
+from zengine_jupyter.protocol import (
     ErrorEvent,
     FallbackEvent,
+    Notice,
+    ProviderBusy,
+    RecordedToolCall,
     RetryEvent,
     StopEvent,
     TextDelta,
+    TextStreamed,
+    ThinkingBlock,
     ThinkingDelta,
+    ThinkingStreamed,
     ToolCallEnd,
     UsageEvent,
+    escape_surrogates,
+    escape_surrogates_in,
+    find_surrogate,
 )
-from zengine_jupyter.protocol._records import RecordedToolCall, ThinkingBlock
-from zengine_jupyter.protocol._text import escape_surrogates, escape_surrogates_in, find_surrogate
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator, Callable, Iterator
 
-    from zengine_jupyter.protocol._events import EngineEvent
-    from zengine_jupyter.protocol._llm import StreamEvent
+    from zengine_jupyter.protocol import EngineEvent, StreamEvent
 
 __all__ = ["WAIT_MARKS_S", "Answer", "read_answer"]
 

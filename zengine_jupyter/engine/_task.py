@@ -12,16 +12,18 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import Field
 
-from zengine_jupyter.engine._calls import CallEnv
 from zengine_jupyter.engine._turn import TurnOutcome, TurnRunner
 from zengine_jupyter.engine.tools import Tool, ToolContext, ToolInput, ToolOutput
-from zengine_jupyter.protocol._errors import ToolError
-from zengine_jupyter.protocol._events import TextStreamed, ThinkingStreamed, TurnEnded, TurnStarted
-from zengine_jupyter.protocol._records import (
+from zengine_jupyter.protocol import (
     MessageRecord,
     SubagentEndRecord,
     SubagentStartRecord,
+    TextStreamed,
+    ThinkingStreamed,
+    ToolError,
     ToolResultRecord,
+    TurnEnded,
+    TurnStarted,
     UsageRecord,
     new_id,
 )
@@ -29,9 +31,8 @@ from zengine_jupyter.protocol._records import (
 if TYPE_CHECKING:
     from zengine_jupyter.engine._journal import Journal
     from zengine_jupyter.engine._session import Session
-    from zengine_jupyter.protocol._events import EngineEvent
-    from zengine_jupyter.protocol._records import LogRecord, TurnStatus
-    from zengine_jupyter.store._replay import WorkingItem
+    from zengine_jupyter.protocol import EngineEvent, LogRecord, TurnStatus
+    from zengine_jupyter.store import WorkingItem
 
 __all__ = ["AgentJournal", "TaskTool"]
 
@@ -96,9 +97,7 @@ class TaskTool(Tool[TaskInput]):
         )  # fmt: skip
         journal = AgentJournal(session.journal, agent_id)
         tools = {name: t for name, t in session.tools.items() if name != self.name}
-        env = CallEnv(session.id, new_id(), session.root, journal, session.gate,
-                      session.approvals, tools, ctx, session.settings.settings.hooks,
-                      session.settings.trusted, session.after_tool)  # fmt: skip
+        env = session.call_env(new_id(), journal=journal, tools=tools, ctx=ctx)
 
         def prepare() -> tuple[str, list[Any]]:
             system, specs = session.prepare_request()

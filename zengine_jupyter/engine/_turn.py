@@ -13,25 +13,24 @@ from typing import TYPE_CHECKING
 from zengine_jupyter.engine._calls import CallEnv, run_call, summarise
 from zengine_jupyter.engine._stream import Answer, read_answer
 from zengine_jupyter.engine._wellformed import INTERRUPTED, build_request
-from zengine_jupyter.protocol._events import (
+from zengine_jupyter.protocol import (
+    CheckpointRecord,
     CheckpointTaken,
     CostUpdated,
     EngineError,
+    MessageRecord,
+    ModelRequest,
     Notice,
+    RecordedToolCall,
     ToolCallFinished,
     ToolCallProposed,
-    TurnEnded,
-    TurnStarted,
-)
-from zengine_jupyter.protocol._llm import ModelRequest, message_from_records
-from zengine_jupyter.protocol._records import (
-    CheckpointRecord,
-    MessageRecord,
-    RecordedToolCall,
     ToolResultRecord,
+    TurnEnded,
     TurnEndRecord,
+    TurnStarted,
     TurnStartRecord,
     UsageRecord,
+    message_from_records,
 )
 
 if TYPE_CHECKING:
@@ -41,8 +40,7 @@ if TYPE_CHECKING:
     from zengine_jupyter.engine._journal import Journaling
     from zengine_jupyter.host.checkpoint import ShadowRepository
     from zengine_jupyter.llm import CostMeter, ModelClient
-    from zengine_jupyter.protocol._llm import Message, ToolSpec, UsageEvent
-    from zengine_jupyter.protocol._records import TurnStatus
+    from zengine_jupyter.protocol import Message, ToolSpec, TurnStatus, UsageEvent
 
 __all__ = ["MAX_STEPS", "TurnOutcome", "TurnRunner"]
 
@@ -187,7 +185,7 @@ class TurnRunner:
     async def _checkpoint(self) -> None:
         if self.shadow is None:
             return
-        from zengine_jupyter.protocol._checkpoint import CheckpointsOff
+        from zengine_jupyter.protocol import CheckpointsOff
 
         info = await self.shadow.snapshot(f"before turn {self.tid}")
         if isinstance(info, CheckpointsOff):

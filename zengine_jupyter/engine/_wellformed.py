@@ -19,7 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
-from zengine_jupyter.protocol._records import (
+from zengine_jupyter.protocol import (
     CompactionRecord,
     MessageRecord,
     RecordedToolCall,
@@ -30,7 +30,7 @@ from zengine_jupyter.protocol._records import (
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
-    from zengine_jupyter.protocol._records import LogRecord
+    from zengine_jupyter.protocol import LogRecord
 
 __all__ = ["INTERRUPTED", "MISSING_START", "RequestMessage", "build_request", "check_request"]
 

@@ -17,14 +17,14 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from zengine_jupyter.host._process import RunOptions, run
-from zengine_jupyter.protocol._errors import ProcessError, ProcessTimeoutError
+from zengine_jupyter.protocol import ProcessError, ProcessTimeoutError
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
     from pathlib import Path
 
-    from zengine_jupyter.config._schema_tools import HookSettings, HooksSettings
-    from zengine_jupyter.protocol._hooks import HookEventName, HookPayload
+    from zengine_jupyter.config import HookSettings, HooksSettings
+    from zengine_jupyter.protocol import HookEventName, HookPayload
 
 __all__ = ["BLOCK_EXIT_CODE", "HookOutcome", "HookRun", "hook_argv", "hook_matches", "run_hooks"]
 

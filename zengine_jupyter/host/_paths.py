@@ -18,7 +18,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from zengine_jupyter.protocol._errors import PathError
+from zengine_jupyter.protocol import PathError
 
 __all__ = [
     "NAME_MAX",

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from zengine_jupyter.host._paths import display_path
-from zengine_jupyter.protocol._errors import PathError
+from zengine_jupyter.protocol import PathError
 
 if TYPE_CHECKING:
     from pathlib import Path

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from types import TracebackType
 
+    from zengine_jupyter.config import PermissionMode
     from zengine_jupyter.engine import ApprovalPort, Session
 
 __all__ = ["Agent", "AgentResult"]
@@ -41,7 +42,7 @@ class Agent:
         project: str | Path = ".",
         *,
         session_id: str | None = None,
-        mode: str | None = None,
+        mode: PermissionMode | None = None,
         model: str | None = None,
         approvals: ApprovalPort | None = None,
     ) -> None:

@@ -12,7 +12,7 @@ import asyncio
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from zengine_jupyter.protocol._events import ApprovalDecision, ApprovalRequest
+    from zengine_jupyter.protocol import ApprovalDecision, ApprovalRequest
 
 __all__ = ["KernelApprovals"]
 
@@ -29,7 +29,7 @@ class KernelApprovals:
         self.requests: dict[str, ApprovalRequest] = {}
 
     async def ask(self, request: ApprovalRequest) -> ApprovalDecision:
-        from zengine_jupyter.protocol._events import ApprovalDecision
+        from zengine_jupyter.protocol import ApprovalDecision
 
         if self.policy is not None:
             if self.policy:

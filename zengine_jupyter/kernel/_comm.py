@@ -32,7 +32,7 @@ if TYPE_CHECKING:
 
     from zengine_jupyter.engine import Subscription
     from zengine_jupyter.kernel._controller import KernelController, _Chat
-    from zengine_jupyter.protocol._wire import Reply, Snapshot
+    from zengine_jupyter.protocol import Reply, Snapshot
 
 __all__ = ["COMM_TARGET", "WIRE_VERSION", "PanelComm", "open_comm"]
 
@@ -42,7 +42,7 @@ def open_comm(comm: Any, open_msg: dict[str, Any]) -> None:
     from IPython import get_ipython
 
     from zengine_jupyter.kernel._extension import controller_for
-    from zengine_jupyter.protocol._wire import HelloMessage
+    from zengine_jupyter.protocol import HelloMessage
 
     controller = controller_for(get_ipython())
     if controller is None or controller.loop is None or controller.loop.is_closed():
@@ -141,7 +141,7 @@ class PanelComm:
 
     # ------------------------------------------------------------ following a chat
     def snapshot(self, chat: _Chat | None, request_id: str | None = None) -> Snapshot:
-        from zengine_jupyter.protocol._wire import Snapshot
+        from zengine_jupyter.protocol import Snapshot
 
         if chat is None:
             return Snapshot(id=request_id, session_id="")
@@ -173,8 +173,7 @@ class PanelComm:
             self.follow(chat, current=True)
 
     async def _forward(self, sub: Subscription, chat: _Chat) -> None:
-        from zengine_jupyter.protocol._events import EngineError
-        from zengine_jupyter.protocol._wire import EventMessage
+        from zengine_jupyter.protocol import EngineError, EventMessage
 
         try:
             await self._pump_events(sub, chat)
@@ -188,7 +187,7 @@ class PanelComm:
                 hint="reopen the panel or subscribe again")))  # fmt: skip
 
     async def _pump_events(self, sub: Subscription, chat: _Chat) -> None:
-        from zengine_jupyter.protocol._wire import EventMessage
+        from zengine_jupyter.protocol import EventMessage
 
         while (event := await sub.get()) is not None:
             if event.kind == "resync":

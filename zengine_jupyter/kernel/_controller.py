@@ -35,8 +35,8 @@ if TYPE_CHECKING:
 
     from IPython.core.interactiveshell import InteractiveShell
 
-    from zengine_jupyter.engine import Session, TurnOutcome
-    from zengine_jupyter.engine._extension import CommandResult, SessionExtension
+    from zengine_jupyter.config import PermissionMode
+    from zengine_jupyter.engine import CommandResult, Session, SessionExtension, TurnOutcome
     from zengine_jupyter.kernel._comm import PanelComm
     from zengine_jupyter.kernel._widget import TurnWidget
     from zengine_jupyter.protocol import TurnApprovalAnswer, TurnInterrupt, TurnResult
@@ -58,7 +58,7 @@ class TurnRequest:
     new: bool = False
     project: str | None = None
     """``--project DIR``: the chat works on DIR (default: the notebook's project)."""
-    mode: str | None = None
+    mode: PermissionMode | None = None
     model: str | None = None
     wait: bool = False
     yes: bool = False
@@ -246,7 +246,7 @@ class KernelController:
         """Trust ``root`` (from the panel or a status widget): record it, reload the settings of
         its open chats, tell every view of them, then the :attr:`trust_listeners`."""
         from zengine_jupyter.config import TrustStore
-        from zengine_jupyter.protocol._events import Notice
+        from zengine_jupyter.protocol import Notice
 
         await asyncio.to_thread(TrustStore().trust, root)
         await self.reload_settings(root)
@@ -305,7 +305,7 @@ class KernelController:
 
     async def _trust_command(self, session: Session, args: str) -> CommandResult:
         """``/trust`` in this kernel: :meth:`trust`, as the status widget and panel buttons."""
-        from zengine_jupyter.engine._extension import CommandResult
+        from zengine_jupyter.engine import CommandResult
 
         if session.settings.trusted and not session.settings.withheld:
             return CommandResult(f"{session.root} is trusted")

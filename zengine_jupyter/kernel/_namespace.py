@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from pydantic import Field
 
-from zengine_jupyter.engine._extension import SessionExtension
+from zengine_jupyter.engine import SessionExtension
 from zengine_jupyter.engine.tools import Tool, ToolContext, ToolInput, ToolOutput
 
 if TYPE_CHECKING:

@@ -72,7 +72,7 @@ def _report_failure(chat: _Chat, started: list[str], task: asyncio.Task[TurnOutc
     (before it started, :func:`begin` raised it to the request instead)."""
     if task.cancelled() or (exc := task.exception()) is None or not started:
         return
-    from zengine_jupyter.protocol._events import EngineError
+    from zengine_jupyter.protocol import EngineError
 
     message = getattr(exc, "message", None) or str(exc) or type(exc).__name__
     hint = getattr(exc, "hint", None)

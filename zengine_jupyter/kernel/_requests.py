@@ -28,8 +28,7 @@ if TYPE_CHECKING:
 
     from zengine_jupyter.kernel._comm import PanelComm
     from zengine_jupyter.kernel._controller import _Chat
-    from zengine_jupyter.protocol._mcp import McpServerStatus
-    from zengine_jupyter.protocol._wire import Reply
+    from zengine_jupyter.protocol import McpServerStatus, Reply
 
 __all__ = ["answer_later", "answer_now", "failure", "parse_request", "validation_problems"]
 
@@ -38,19 +37,19 @@ __all__ = ["answer_later", "answer_now", "failure", "parse_request", "validation
 def _adapter() -> TypeAdapter[Any]:
     from pydantic import TypeAdapter
 
-    from zengine_jupyter.protocol._wire import PanelRequest
+    from zengine_jupyter.protocol import PanelRequest
 
     return TypeAdapter(PanelRequest)
 
 
 def _failed(request_id: str, error: str, hint: str | None = None) -> Reply:
-    from zengine_jupyter.protocol._wire import Reply
+    from zengine_jupyter.protocol import Reply
 
     return Reply(id=request_id, ok=False, error=error, hint=hint)
 
 
 def _ok(request_id: str, **fields: Any) -> Reply:
-    from zengine_jupyter.protocol._wire import Reply
+    from zengine_jupyter.protocol import Reply
 
     return Reply(id=request_id, ok=True, **fields)
 
@@ -105,7 +104,7 @@ def validation_problems(exc: ValidationError) -> str:
 
 def answer_now(view: PanelComm, request: Any) -> Reply | None:
     """The reply to a request that needs no waiting; None: run :func:`answer_later`."""
-    from zengine_jupyter.protocol._wire import HelloMessage
+    from zengine_jupyter.protocol import HelloMessage
 
     if request.kind == "hello":
         return HelloMessage(version=__version__, id=request.id)  # type: ignore[return-value]
@@ -180,7 +179,7 @@ async def _command(view: PanelComm, request: Any) -> Reply:
     if name not in chat.session.commands:
         return _failed(request.id, f"there is no command /{name} in this chat",
                        hint="/help lists the commands")  # fmt: skip
-    from zengine_jupyter.engine._custom_commands import CustomCommand
+    from zengine_jupyter.engine import CustomCommand
     from zengine_jupyter.kernel._slash import KNOWN
 
     command = chat.session.commands[name]
@@ -249,8 +248,8 @@ async def _mcp_servers(chat: _Chat | None) -> list[McpServerStatus]:
     settings = await aload_settings(current_status().project_root.resolve())
     if not settings.settings.mcp.servers and not settings.withheld:
         return []
-    from zengine_jupyter.engine.mcp._servers import servers_from_settings
-    from zengine_jupyter.protocol._mcp import McpServerState, McpServerStatus
+    from zengine_jupyter.engine.mcp import servers_from_settings
+    from zengine_jupyter.protocol import McpServerState, McpServerStatus
 
     servers, _problems = servers_from_settings(settings)
     out = []

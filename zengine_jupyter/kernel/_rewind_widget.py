@@ -91,7 +91,7 @@ class RewindWidget(anywidget.AnyWidget):
 
     # ------------------------------------------------------------ on the loop
     async def _refresh(self) -> dict[str, Any]:
-        from zengine_jupyter.engine._rewind import describe_other_chats, rewind_points
+        from zengine_jupyter.engine import describe_other_chats, rewind_points
 
         try:
             session = await self._session
@@ -109,7 +109,7 @@ class RewindWidget(anywidget.AnyWidget):
         return {"points": points}
 
     async def _rewind(self, to: str, what: RewindScope) -> dict[str, Any]:
-        from zengine_jupyter.engine._rewind import describe_other_chats, describe_rewind, rewind
+        from zengine_jupyter.engine import describe_other_chats, describe_rewind, rewind
 
         session = await self._session
         code, conversation = _WHAT[what]

@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from zengine_jupyter.engine import Session
-    from zengine_jupyter.protocol._wire import SlashCommand
+    from zengine_jupyter.protocol import SlashCommand
 
 __all__ = ["KNOWN", "slash_commands"]
 
@@ -37,8 +37,8 @@ KNOWN: dict[str, tuple[str, str | None]] = {
 
 async def slash_commands(session: Session | None) -> list[SlashCommand]:
     """Sorted by name; custom and MCP prompt commands carry their own descriptions."""
-    from zengine_jupyter.engine._custom_commands import CustomCommand
-    from zengine_jupyter.protocol._wire import SlashCommand
+    from zengine_jupyter.engine import CustomCommand
+    from zengine_jupyter.protocol import SlashCommand
 
     if session is None:
         found: dict[str, Any] = dict.fromkeys(KNOWN)
@@ -76,8 +76,7 @@ def _mcp_prompts(session: Session) -> tuple[Any, ...]:
 def _custom_on_disk() -> dict[str, Any]:
     """The custom command files a new chat would register (user's, then the project's)."""
     from zengine_jupyter.config import user_config_dir
-    from zengine_jupyter.engine._commands import is_reserved_command
-    from zengine_jupyter.engine._custom_commands import CustomCommand, parse_command_file
+    from zengine_jupyter.engine import CustomCommand, is_reserved_command, parse_command_file
     from zengine_jupyter.kernel._status import current_status
 
     root = current_status().project_root

@@ -46,7 +46,7 @@ def settings_details(root: Path) -> tuple[dict[str, Any], bool]:
 
 def _replay(settings: Settings) -> str | None:
     """The cassette the chats would replay (no key, a cassette set), else None."""
-    from zengine_jupyter.engine._wiring import provider_options
+    from zengine_jupyter.engine import provider_options
     from zengine_jupyter.llm import replay_cassette
 
     cassette = replay_cassette(provider_options(settings))

@@ -23,17 +23,16 @@ from typing import TYPE_CHECKING
 
 from zengine_jupyter.protocol import (
     CassetteError,
-    ErrorEvent,
-    FallbackEvent,
-    RetryEvent,
-    UsageEvent,
-)
-from zengine_jupyter.protocol._cassette import (
     CassetteExpect,
     CassetteHeader,
     CassetteStep,
+    ErrorEvent,
+    FallbackEvent,
+    RetryEvent,
+    TextPart,
+    ToolResultPart,
+    UsageEvent,
 )
-from zengine_jupyter.protocol._llm import TextPart, ToolResultPart
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator

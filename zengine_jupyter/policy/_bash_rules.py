@@ -39,7 +39,7 @@ from zengine_jupyter.policy._writers import WRITERS, CannotAnalyse
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from zengine_jupyter.config._rules import PermissionRule
+    from zengine_jupyter.config import PermissionRule
     from zengine_jupyter.policy._paths import PathInfo, ProjectPaths
 
 __all__ = ["CommandFacts", "command_facts"]

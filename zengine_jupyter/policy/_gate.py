@@ -35,7 +35,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
-from zengine_jupyter.config._rules import PermissionRule
+from zengine_jupyter.config import PermissionRule
 from zengine_jupyter.policy._bash_rules import command_facts
 from zengine_jupyter.policy._paths import PathInfo, ProjectPaths
 from zengine_jupyter.policy._readonly import is_read_only
@@ -43,11 +43,10 @@ from zengine_jupyter.policy._readonly import is_read_only
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
 
-    from zengine_jupyter.config._schema import PermissionsSettings
+    from zengine_jupyter.config import PermissionMode, PermissionsSettings
 
 __all__ = ["CallView", "GateDecision", "PermissionGate", "PermissionPolicy"]
 
-Mode = Literal["default", "accept_edits", "plan", "bypass"]
 CallKind = Literal["read", "edit", "execute", "other", "mcp"]
 Source = Literal["rule", "mode", "outside", "protected", "read_only_bash", "auto_allow"]
 _FAMILY = {"read": "Read", "edit": "Edit"}
@@ -75,7 +74,7 @@ class GateDecision:
 class PermissionPolicy:
     """The effective permission settings, parsed once per settings load."""
 
-    mode: Mode = "default"
+    mode: PermissionMode = "default"
     allow: tuple[PermissionRule, ...] = ()
     ask: tuple[PermissionRule, ...] = ()
     deny: tuple[PermissionRule, ...] = ()
@@ -86,7 +85,7 @@ class PermissionPolicy:
     def from_lists(
         cls,
         *,
-        mode: Mode = "default",
+        mode: PermissionMode = "default",
         allow: Sequence[str] = (),
         ask: Sequence[str] = (),
         deny: Sequence[str] = (),

@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from zengine_jupyter.config._paths import data_dir, user_config_dir
+from zengine_jupyter.config import data_dir, user_config_dir
 
 __all__ = ["PathClass", "PathInfo", "ProjectPaths"]
 

@@ -97,6 +97,9 @@ if TYPE_CHECKING:
         HookEventName,
         HookPayload,
     )
+    from zengine_jupyter.protocol._lazy import (
+        lazy_exports,
+    )
     from zengine_jupyter.protocol._llm import (
         Effort,
         ErrorEvent,
@@ -449,6 +452,7 @@ __all__ = [
     "escape_surrogates",
     "escape_surrogates_in",
     "find_surrogate",
+    "lazy_exports",
     "message_from_records",
     "new_id",
 ]
@@ -651,6 +655,7 @@ __getattr__, __dir__ = _lazy_exports(
         "escape_surrogates": "_text",
         "escape_surrogates_in": "_text",
         "find_surrogate": "_text",
+        "lazy_exports": "_lazy",
         "message_from_records": "_llm",
         "new_id": "_records",
     },

@@ -14,7 +14,14 @@ from zengine_jupyter.store._lines import (
     validate_line,
 )
 from zengine_jupyter.store._meta import meta_from_state
-from zengine_jupyter.store._replay import LastTurn, Replayer, ResumeState, TokenTotals, replay
+from zengine_jupyter.store._replay import (
+    LastTurn,
+    Replayer,
+    ResumeState,
+    TokenTotals,
+    WorkingItem,
+    replay,
+)
 from zengine_jupyter.store._store import SessionSnapshot, SessionStore
 from zengine_jupyter.store._writer import OpenReport, SessionWriter, TailRepair
 
@@ -31,6 +38,7 @@ __all__ = [
     "SkippedLine",
     "TailRepair",
     "TokenTotals",
+    "WorkingItem",
     "atomic_write",
     "convert_v1",
     "meta_from_state",

@@ -10,7 +10,7 @@ import secrets
 import time
 from typing import TYPE_CHECKING
 
-from zengine_jupyter.protocol._errors import SessionLockedError, SessionNotFoundError
+from zengine_jupyter.protocol import SessionLockedError, SessionNotFoundError
 
 if TYPE_CHECKING:
     from pathlib import Path

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
-from zengine_jupyter.protocol._records import (
+from zengine_jupyter.protocol import (
     MessageRecord,
     ModelChangeRecord,
     RecordedToolCall,
@@ -36,7 +36,7 @@ from zengine_jupyter.store._replay import replay
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from zengine_jupyter.protocol._records import LogRecord
+    from zengine_jupyter.protocol import LogRecord
 
 __all__ = ["V1Chat", "convert_v1", "import_v1", "read_v1"]
 

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Literal, get_args
 from pydantic import TypeAdapter, ValidationError
 from pydantic_core import PydanticSerializationError
 
-from zengine_jupyter.protocol._records import LogRecord, UnknownRecord
+from zengine_jupyter.protocol import LogRecord, UnknownRecord
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator

@@ -9,9 +9,12 @@ from typing import TYPE_CHECKING, Literal
 from pydantic import ValidationError
 from pydantic_core import PydanticSerializationError
 
-from zengine_jupyter.protocol._records import MessageRecord
-from zengine_jupyter.protocol._sessions import SessionMeta
-from zengine_jupyter.protocol._text import escape_surrogates, escape_surrogates_in
+from zengine_jupyter.protocol import (
+    MessageRecord,
+    SessionMeta,
+    escape_surrogates,
+    escape_surrogates_in,
+)
 from zengine_jupyter.store._files import atomic_write
 
 if TYPE_CHECKING:

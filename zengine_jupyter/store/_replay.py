@@ -19,7 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal, cast
 
-from zengine_jupyter.protocol._records import (
+from zengine_jupyter.protocol import (
     CompactionRecord,
     MessageRecord,
     ModeChangeRecord,
@@ -44,7 +44,7 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
     from datetime import datetime
 
-    from zengine_jupyter.protocol._records import LogRecord
+    from zengine_jupyter.protocol import LogRecord
 
 __all__ = ["LastTurn", "Replayer", "ResumeState", "TokenTotals", "WorkingItem", "replay"]
 

@@ -25,9 +25,14 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from zengine_jupyter.config import data_dir
-from zengine_jupyter.protocol._errors import SessionNotFoundError, StoreError
-from zengine_jupyter.protocol._records import LogRecord, SessionRecord, new_id
-from zengine_jupyter.protocol._sessions import SessionMeta
+from zengine_jupyter.protocol import (
+    LogRecord,
+    SessionMeta,
+    SessionNotFoundError,
+    SessionRecord,
+    StoreError,
+    new_id,
+)
 from zengine_jupyter.store._files import WriterLock, check_id, is_valid_id, remove_stale_temps
 from zengine_jupyter.store._legacy import V1Chat, import_v1, read_v1
 from zengine_jupyter.store._lines import SkippedLine, gc_paused, scan_file

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Self
 
-from zengine_jupyter.protocol._errors import StoreError
+from zengine_jupyter.protocol import StoreError
 from zengine_jupyter.store._files import atomic_write, check_id, write_all
 from zengine_jupyter.store._lines import (
     LogScan,
@@ -31,8 +31,7 @@ if TYPE_CHECKING:
     from pathlib import Path
     from types import TracebackType
 
-    from zengine_jupyter.protocol._records import LogRecord
-    from zengine_jupyter.protocol._sessions import SessionMeta
+    from zengine_jupyter.protocol import LogRecord, SessionMeta
     from zengine_jupyter.store._files import WriterLock
     from zengine_jupyter.store._replay import Replayer, ResumeState
 

@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from zengine_jupyter.config import Settings
     from zengine_jupyter.engine._session import Session
     from zengine_jupyter.engine.tools import Tool, ToolOutput
-    from zengine_jupyter.protocol._records import RecordedToolCall
+    from zengine_jupyter.protocol import RecordedToolCall
 
 __all__ = ["LspExtension", "lsp_entries"]
 

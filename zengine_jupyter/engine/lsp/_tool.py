@@ -12,8 +12,14 @@ from typing import TYPE_CHECKING, ClassVar
 
 from pydantic import Field
 
-from zengine_jupyter.engine.tools import Tool, ToolContext, ToolInput, ToolKind, ToolOutput
-from zengine_jupyter.engine.tools._read_check import GateReads
+from zengine_jupyter.engine.tools import (
+    GateReads,
+    Tool,
+    ToolContext,
+    ToolInput,
+    ToolKind,
+    ToolOutput,
+)
 from zengine_jupyter.integrations.lsp import (
     MAX_RESULTS,
     LspAnswer,

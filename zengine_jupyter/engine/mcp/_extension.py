@@ -32,8 +32,7 @@ from zengine_jupyter.engine.mcp._tools import (
     mcp_tool,
 )
 from zengine_jupyter.integrations.mcp import McpManagerOptions
-from zengine_jupyter.protocol._errors import McpServerError
-from zengine_jupyter.protocol._events import Notice
+from zengine_jupyter.protocol import McpServerError, Notice
 
 if TYPE_CHECKING:
     from zengine_jupyter.engine._extension import SlashCommand

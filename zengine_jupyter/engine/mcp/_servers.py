@@ -7,15 +7,14 @@ from typing import TYPE_CHECKING, Any
 
 from zengine_jupyter.engine.mcp._catalog import LOAD_MCP_TOOLS
 from zengine_jupyter.integrations.mcp import McpServerEntry
-from zengine_jupyter.protocol._errors import ConfigError
-from zengine_jupyter.protocol._records import MessageRecord, ToolResultRecord
+from zengine_jupyter.protocol import ConfigError, MessageRecord, ToolResultRecord
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping
 
     from zengine_jupyter.config import EffectiveSettings
     from zengine_jupyter.engine.mcp._hub import McpOrigin
-    from zengine_jupyter.protocol._records import LogRecord
+    from zengine_jupyter.protocol import LogRecord
 
 __all__ = ["loaded_in_log", "servers_from_settings"]
 

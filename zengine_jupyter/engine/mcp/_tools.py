@@ -19,9 +19,15 @@ from zengine_jupyter.engine.mcp._resources import (
     list_resources_text,
     read_resource_text,
 )
-from zengine_jupyter.engine.tools import Tool, ToolContext, ToolInput, ToolOutput
-from zengine_jupyter.engine.tools._base import INLINE_LIMIT, in_thread
-from zengine_jupyter.protocol._errors import ToolError
+from zengine_jupyter.engine.tools import (
+    INLINE_LIMIT,
+    Tool,
+    ToolContext,
+    ToolInput,
+    ToolOutput,
+    in_thread,
+)
+from zengine_jupyter.protocol import ToolError
 
 if TYPE_CHECKING:
     from collections.abc import Callable

@@ -3,17 +3,28 @@ background shells). Later parts register Verify, LSP, Task and the MCP tools bes
 
 from typing import Any
 
-from zengine_jupyter.engine.tools._base import Tool, ToolContext, ToolInput, ToolKind, ToolOutput
+from zengine_jupyter.engine.tools._base import (
+    INLINE_LIMIT,
+    Tool,
+    ToolContext,
+    ToolInput,
+    ToolKind,
+    ToolOutput,
+    in_thread,
+)
 from zengine_jupyter.engine.tools._bash import BashOutputTool, BashTool, KillShellTool
 from zengine_jupyter.engine.tools._files import EditTool, ReadTool, ReadTracker, WriteTool
 from zengine_jupyter.engine.tools._notebook_edit import NotebookEditTool
+from zengine_jupyter.engine.tools._read_check import GateReads
 from zengine_jupyter.engine.tools._search import GlobTool, GrepTool
 from zengine_jupyter.engine.tools._shells import ShellRunner
 
 __all__ = [
+    "INLINE_LIMIT",
     "BashOutputTool",
     "BashTool",
     "EditTool",
+    "GateReads",
     "GlobTool",
     "GrepTool",
     "KillShellTool",
@@ -28,6 +39,7 @@ __all__ = [
     "ToolOutput",
     "WriteTool",
     "builtin_tools",
+    "in_thread",
 ]
 
 

@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Generic, Literal, Ty
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, PrivateAttr, ValidationError
 
-from zengine_jupyter.host._paths import ResolvedPath, check_path_text, display_path, resolve_path
-from zengine_jupyter.protocol._errors import ToolError
+from zengine_jupyter.host import ResolvedPath, check_path_text, display_path, resolve_path
+from zengine_jupyter.protocol import ToolError
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -20,7 +20,16 @@ if TYPE_CHECKING:
     from zengine_jupyter.engine.tools._files import ReadTracker
     from zengine_jupyter.engine.tools._shells import ShellRunner
 
-__all__ = ["PathText", "Tool", "ToolContext", "ToolInput", "ToolKind", "ToolOutput"]
+__all__ = [
+    "INLINE_LIMIT",
+    "PathText",
+    "Tool",
+    "ToolContext",
+    "ToolInput",
+    "ToolKind",
+    "ToolOutput",
+    "in_thread",
+]
 
 ToolKind = Literal["read", "edit", "execute", "other"]
 """How the permission gate sees a tool: reading tools run by default, edits and commands ask."""

@@ -25,13 +25,13 @@ from zengine_jupyter.engine.tools._base import (
 )
 from zengine_jupyter.engine.tools._lines import DEFAULT_LINES, MAX_LINE_CHARS, numbered_lines
 from zengine_jupyter.engine.tools._notebook_view import render_notebook
-from zengine_jupyter.host._safe_fs import Directories
-from zengine_jupyter.protocol._errors import ToolError
+from zengine_jupyter.host import Directories
+from zengine_jupyter.protocol import ToolError
 
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from zengine_jupyter.host._paths import ResolvedPath
+    from zengine_jupyter.host import ResolvedPath
 
 __all__ = [
     "MAX_LINE_CHARS",

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import BinaryIO
 
-from zengine_jupyter.protocol._errors import ToolError
+from zengine_jupyter.protocol import ToolError
 
 __all__ = ["DEFAULT_LINES", "MAX_LINE_CHARS", "numbered_lines"]
 

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from zengine_jupyter.config._glob import compile_glob
+from zengine_jupyter.config import compile_glob
 from zengine_jupyter.engine.tools._read_check import ReadCheck
 from zengine_jupyter.host import IgnoreRules
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from zengine_jupyter.protocol._errors import ToolError
+from zengine_jupyter.protocol import ToolError
 
 __all__ = ["load_notebook", "render_notebook"]
 

@@ -24,7 +24,7 @@ from zengine_jupyter.policy import CallView
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable
 
-    from zengine_jupyter.config._rules import PermissionRule
+    from zengine_jupyter.config import PermissionRule
     from zengine_jupyter.engine.tools._base import ToolContext
     from zengine_jupyter.policy import PermissionGate
 

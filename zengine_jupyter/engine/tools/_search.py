@@ -19,7 +19,7 @@ from pydantic import Field
 from zengine_jupyter.engine.tools._base import Tool, ToolContext, ToolInput, ToolOutput, in_thread
 from zengine_jupyter.engine.tools._listing import Listing, compile_glob, list_files
 from zengine_jupyter.engine.tools._read_check import ReadCheck
-from zengine_jupyter.protocol._errors import ToolError
+from zengine_jupyter.protocol import ToolError
 
 __all__ = ["GlobTool", "GrepTool"]
 

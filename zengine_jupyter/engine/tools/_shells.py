@@ -19,9 +19,9 @@ import itertools
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from zengine_jupyter.host._process import RunOptions, open_process
+from zengine_jupyter.host import RunOptions, open_process
 from zengine_jupyter.host.sandbox import CommandOrigin, open_planned
-from zengine_jupyter.protocol._errors import ToolError
+from zengine_jupyter.protocol import ToolError
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping

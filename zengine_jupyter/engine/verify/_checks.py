@@ -7,9 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from zengine_jupyter.protocol import CheckSpec
-from zengine_jupyter.protocol._events import CheckRecorded, VerificationChanged
-from zengine_jupyter.protocol._records import CheckLogRecord
+from zengine_jupyter.protocol import CheckLogRecord, CheckRecorded, CheckSpec, VerificationChanged
 from zengine_jupyter.verify import RunCheckOptions, discover_checks, merge_checks, run_check
 
 if TYPE_CHECKING:

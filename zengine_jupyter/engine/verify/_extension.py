@@ -37,8 +37,12 @@ if TYPE_CHECKING:
     from zengine_jupyter.engine._session import Session
     from zengine_jupyter.engine._turn import TurnOutcome
     from zengine_jupyter.engine.tools import Tool, ToolOutput
-    from zengine_jupyter.protocol import CheckRecord, CheckSpec, VerificationOutcome
-    from zengine_jupyter.protocol._records import RecordedToolCall
+    from zengine_jupyter.protocol import (
+        CheckRecord,
+        CheckSpec,
+        RecordedToolCall,
+        VerificationOutcome,
+    )
 
 __all__ = ["VerificationExtension"]
 

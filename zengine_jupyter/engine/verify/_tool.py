@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import Field
 
 from zengine_jupyter.engine.tools import Tool, ToolContext, ToolInput, ToolOutput
-from zengine_jupyter.protocol._errors import ToolError
+from zengine_jupyter.protocol import ToolError
 
 if TYPE_CHECKING:
     from zengine_jupyter.engine.verify._extension import VerificationExtension

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from zengine_jupyter.host.checkpoint._scan import MAX_FILE_BYTES
-from zengine_jupyter.protocol._errors import CheckpointError
+from zengine_jupyter.protocol import CheckpointError
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator

@@ -19,7 +19,7 @@ from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING
 
 from zengine_jupyter.host.checkpoint._git import CHECKPOINT_REF
-from zengine_jupyter.protocol._errors import CheckpointExpiredError
+from zengine_jupyter.protocol import CheckpointExpiredError
 
 if TYPE_CHECKING:
     from collections.abc import Iterable

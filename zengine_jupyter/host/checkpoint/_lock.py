@@ -8,7 +8,7 @@ import fcntl
 import os
 from typing import TYPE_CHECKING
 
-from zengine_jupyter.protocol._errors import CheckpointError
+from zengine_jupyter.protocol import CheckpointError
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator

@@ -17,8 +17,13 @@ from zengine_jupyter.host._safe_fs import Directories, WriteOptions
 from zengine_jupyter.host.checkpoint._blobs import read_blobs
 from zengine_jupyter.host.checkpoint._compare import Blob, parse_diff_tree
 from zengine_jupyter.host.checkpoint._scan import MAX_FILE_BYTES
-from zengine_jupyter.protocol._checkpoint import CheckpointsOff, CodeRestore, NotStored
-from zengine_jupyter.protocol._errors import CheckpointError, PathError
+from zengine_jupyter.protocol import (
+    CheckpointError,
+    CheckpointsOff,
+    CodeRestore,
+    NotStored,
+    PathError,
+)
 
 if TYPE_CHECKING:
     from pathlib import Path

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 
 from zengine_jupyter.host.checkpoint._expiry import ChainEntry, read_chain, record_expired
 from zengine_jupyter.host.checkpoint._git import CHECKPOINT_REF
-from zengine_jupyter.protocol._checkpoint import CheckpointGc
+from zengine_jupyter.protocol import CheckpointGc
 
 if TYPE_CHECKING:
     from pathlib import Path

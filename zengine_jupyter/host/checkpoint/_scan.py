@@ -13,8 +13,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from zengine_jupyter.host._safe_fs import Directories
-from zengine_jupyter.protocol._checkpoint import NotStored
-from zengine_jupyter.protocol._errors import PathError
+from zengine_jupyter.protocol import NotStored, PathError
 
 if TYPE_CHECKING:
     from pathlib import Path

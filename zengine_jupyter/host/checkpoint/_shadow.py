@@ -26,8 +26,13 @@ from zengine_jupyter.host.checkpoint._scan import (
     parse_status,
     read_index_count,
 )
-from zengine_jupyter.protocol._checkpoint import CheckpointInfo, CheckpointsOff, NotStored
-from zengine_jupyter.protocol._errors import CheckpointError, ProcessError
+from zengine_jupyter.protocol import (
+    CheckpointError,
+    CheckpointInfo,
+    CheckpointsOff,
+    NotStored,
+    ProcessError,
+)
 
 __all__ = ["ShadowRepository", "unsafe_root_reason"]
 
