@@ -11,6 +11,7 @@ from zengine_jupyter.config import data_dir
 from zengine_jupyter.engine import Session, SessionOptions, gc_notice
 from zengine_jupyter.host.checkpoint import ShadowRepository
 from zengine_jupyter.protocol import CheckpointGc, CheckpointInfo, Notice
+from zengine_jupyter.testing import write_provider_settings
 
 DAY = 86_400
 MIB = 1024 * 1024
@@ -80,10 +81,7 @@ async def test_a_turn_over_the_size_budget_gets_a_notice_naming_the_size(
     for i in range(3):  # 18 MiB that git cannot compress, under the 8 MiB per-file limit
         (project / f"sample{i}.bin").write_bytes(os.urandom(6 * MIB))
     async with ProviderServer() as server:
-        (zengine_home / "settings.toml").write_text(
-            f'[provider]\nkind = "anthropic"\nbase_url = "{server.base_url}"\n'
-            '[model]\nmain = "claude-sonnet-4-6"\n[checkpoints]\nmax_size_mb = 16\n'
-        )
+        write_provider_settings(zengine_home, server.base_url, "[checkpoints]\nmax_size_mb = 16\n")
         server.add(
             Reply(tool_calls=(ScriptedToolCall("Glob", {"pattern": "*.bin"}),)),
             Reply(text=("three samples",)),

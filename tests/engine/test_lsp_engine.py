@@ -16,7 +16,7 @@ from zengine_jupyter.config import Settings
 from zengine_jupyter.engine import FixedApprovals, Session, SessionOptions
 from zengine_jupyter.engine.lsp import LspExtension, lsp_entries
 from zengine_jupyter.integrations.lsp import MAX_ERROR_LINES, WAIT
-from zengine_jupyter.testing import ProviderServer, Reply, ScriptedToolCall
+from zengine_jupyter.testing import ProviderServer, Reply, ScriptedToolCall, provider_settings
 from zengine_jupyter.testing.lsp import require_language_server, wait_until
 from zengine_jupyter.testing.lsp_server import fixture_server_argv
 
@@ -24,10 +24,7 @@ FIXTURES = Path(__file__).parents[1] / "fixtures"
 
 
 def settings(server: ProviderServer, *extra: str) -> str:
-    return "\n".join([
-        f'[provider]\nkind = "anthropic"\nbase_url = "{server.base_url}"',
-        '[model]\nmain = "claude-sonnet-4-6"', *extra, "",
-    ])  # fmt: skip
+    return provider_settings(server.base_url, "\n".join([*extra, ""]))
 
 
 def fixture_server(*options: str) -> str:

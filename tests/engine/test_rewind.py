@@ -18,14 +18,11 @@ from zengine_jupyter.engine import (
 )
 from zengine_jupyter.protocol import REWIND_LIMITS, Rewound, TurnStarted, UsageRecord
 from zengine_jupyter.store import SessionStore, scan_file
-from zengine_jupyter.testing import ProviderServer, Reply, ScriptedToolCall
+from zengine_jupyter.testing import ProviderServer, Reply, ScriptedToolCall, write_provider_settings
 
 
 def use_server(home: Path, server: ProviderServer) -> None:
-    (home / "settings.toml").write_text(
-        f'[provider]\nkind = "anthropic"\nbase_url = "{server.base_url}"\n'
-        '[model]\nmain = "claude-sonnet-4-6"\n'
-    )
+    write_provider_settings(home, server.base_url)
 
 
 @pytest.fixture

@@ -11,33 +11,21 @@ import pytest
 from zengine_jupyter.config import TrustStore
 from zengine_jupyter.engine import Session, SessionOptions
 from zengine_jupyter.protocol import (
-    ApprovalDecision,
-    ApprovalRequest,
     ToolCallFinished,
     TurnEnded,
 )
 from zengine_jupyter.store import SessionStore
-from zengine_jupyter.testing import ProviderServer, Reply, ScriptedToolCall
-
-
-class RecordingApprovals:
-    """An approval port that answers from a table and remembers what it was asked."""
-
-    def __init__(self, answers: dict[str, str]) -> None:
-        self.answers = answers
-        self.asked: list[ApprovalRequest] = []
-
-    async def ask(self, request: ApprovalRequest) -> ApprovalDecision:
-        self.asked.append(request)
-        action = self.answers.get(request.tool, "deny")
-        return ApprovalDecision(action=action, message=None if action != "deny" else "no")  # type: ignore[arg-type]
+from zengine_jupyter.testing import (
+    ProviderServer,
+    RecordingApprovals,
+    Reply,
+    ScriptedToolCall,
+    write_provider_settings,
+)
 
 
 def use_server(home: Path, server: ProviderServer) -> None:
-    (home / "settings.toml").write_text(
-        f'[provider]\nkind = "anthropic"\nbase_url = "{server.base_url}"\n'
-        '[model]\nmain = "claude-sonnet-4-6"\n'
-    )
+    write_provider_settings(home, server.base_url)
 
 
 @pytest.fixture
@@ -169,11 +157,6 @@ async def test_interrupt_closes_the_turn_and_answers_the_open_call(
 async def test_always_allow_writes_a_rule_and_the_next_call_does_not_ask(
     project: Path, zengine_home: Path
 ) -> None:
-    class AlwaysOnce(RecordingApprovals):
-        async def ask(self, request: ApprovalRequest) -> ApprovalDecision:
-            self.asked.append(request)
-            return ApprovalDecision(action="always_allow", layer="local")
-
     async with ProviderServer() as server:
         use_server(zengine_home, server)
         bash = {"command": "git status --short"}
@@ -182,7 +165,7 @@ async def test_always_allow_writes_a_rule_and_the_next_call_does_not_ask(
             Reply(tool_calls=(ScriptedToolCall("Bash", {"command": "git status -b"}),)),
             Reply(text=("ok",)),
         )
-        approvals = AlwaysOnce({})
+        approvals = RecordingApprovals(default="always_allow")
         session = await Session.open(SessionOptions(project=project, approvals=approvals))
         await session.submit("status twice")
         await session.aclose()
@@ -205,11 +188,6 @@ async def test_always_allow_on_a_protected_path_saves_no_rule(
     """A protected path asks every time, so "Always allow" there runs the call once and writes
     no rule that could never apply (it would only make the user think it was remembered)."""
 
-    class AlwaysOnce(RecordingApprovals):
-        async def ask(self, request: ApprovalRequest) -> ApprovalDecision:
-            self.asked.append(request)
-            return ApprovalDecision(action="always_allow", layer="local")
-
     (project / ".mcp.json").write_text("{}\n")
     async with ProviderServer() as server:
         use_server(zengine_home, server)
@@ -221,7 +199,7 @@ async def test_always_allow_on_a_protected_path_saves_no_rule(
             Reply(tool_calls=(ScriptedToolCall("Write", write),)),
             Reply(text=("ok",)),
         )
-        approvals = AlwaysOnce({})
+        approvals = RecordingApprovals(default="always_allow")
         session = await Session.open(SessionOptions(project=project, approvals=approvals))
         notices = session.subscribe()
         await session.submit("edit the MCP list twice")

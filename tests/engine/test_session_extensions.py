@@ -11,7 +11,7 @@ from zengine_jupyter.engine import Session, SessionOptions
 from zengine_jupyter.engine._extension import SessionExtension
 from zengine_jupyter.engine.tools import Tool, ToolContext, ToolInput, ToolOutput
 from zengine_jupyter.protocol import Notice
-from zengine_jupyter.testing import ProviderServer, Reply, ScriptedToolCall
+from zengine_jupyter.testing import ProviderServer, Reply, ScriptedToolCall, write_provider_settings
 
 
 class EchoInput(ToolInput):
@@ -59,10 +59,7 @@ async def test_extension_hooks_and_commands(tmp_path: Path, zengine_home: Path) 
     project.mkdir()
     probe = Probe()
     async with ProviderServer() as server:
-        (zengine_home / "settings.toml").write_text(
-            f'[provider]\nkind = "anthropic"\nbase_url = "{server.base_url}"\n'
-            '[model]\nmain = "claude-sonnet-4-6"\n'
-        )
+        write_provider_settings(zengine_home, server.base_url)
         server.add(
             Reply(tool_calls=(ScriptedToolCall("Echo", {"word": "hi"}),)),
             Reply(text=("done",)),

@@ -8,14 +8,11 @@ from pathlib import Path
 from zengine_jupyter.config import TrustStore
 from zengine_jupyter.engine import FixedApprovals, Session, SessionOptions
 from zengine_jupyter.store import SessionStore
-from zengine_jupyter.testing import ProviderServer, Reply, ScriptedToolCall
+from zengine_jupyter.testing import ProviderServer, Reply, ScriptedToolCall, write_provider_settings
 
 
 def settings(home: Path, server: ProviderServer, extra: str = "") -> None:
-    (home / "settings.toml").write_text(
-        f'[provider]\nkind = "anthropic"\nbase_url = "{server.base_url}"\n'
-        '[model]\nmain = "claude-sonnet-4-6"\n' + extra
-    )
+    write_provider_settings(home, server.base_url, extra)
 
 
 async def test_task_runs_a_subagent_with_its_own_log(tmp_path: Path, zengine_home: Path) -> None:

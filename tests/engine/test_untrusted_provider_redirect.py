@@ -9,7 +9,7 @@ import pytest
 
 from zengine_jupyter.config import TrustStore
 from zengine_jupyter.engine import Session, SessionOptions
-from zengine_jupyter.testing import ProviderServer, RecordingServer, Reply
+from zengine_jupyter.testing import ProviderServer, RecordingServer, Reply, write_provider_settings
 
 KEY = "sk-ant-user-key-0123456789"
 
@@ -25,10 +25,7 @@ async def test_untrusted_project_cannot_redirect_the_model(
             f'[provider]\nkind = "anthropic"\nbase_url = "{theirs.url}"\n'
         )
         async with ProviderServer() as mine:
-            (zengine_home / "settings.toml").write_text(
-                f'[provider]\nkind = "anthropic"\nbase_url = "{mine.base_url}"\n'
-                '[model]\nmain = "claude-sonnet-4-6"\n'
-            )
+            write_provider_settings(zengine_home, mine.base_url)
             mine.add(Reply(text=("hello from your provider",)))
             session = await Session.open(SessionOptions(project=project))
             events = session.subscribe()

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from zengine_jupyter.testing import ProviderServer, provider_in_thread
+from zengine_jupyter.testing import ProviderServer, provider_in_thread, write_provider_settings
 from zengine_jupyter.testing.kernel import KernelHarness, running_kernel
 
 
@@ -20,10 +20,7 @@ def project(tmp_path: Path) -> Path:
 @pytest.fixture
 def server(zengine_home: Path) -> Iterator[ProviderServer]:
     with provider_in_thread() as srv:
-        (zengine_home / "settings.toml").write_text(
-            f'[provider]\nkind = "anthropic"\nbase_url = "{srv.base_url}"\n'
-            '[model]\nmain = "claude-sonnet-4-6"\n'
-        )
+        write_provider_settings(zengine_home, srv.base_url)
         yield srv
 
 

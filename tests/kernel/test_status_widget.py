@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from zengine_jupyter.testing import ProviderServer, Reply, ScriptedToolCall
+from zengine_jupyter.testing import DEFAULT_MODEL, ProviderServer, Reply, ScriptedToolCall
 from zengine_jupyter.testing.kernel import (
     ExecResult,
     KernelHarness,
@@ -82,7 +82,7 @@ def test_status_details_not_now_and_trust(
     (details, *_) = _board(kernel)["states"]
     assert details["trusted"] is False
     assert [w["key"] for w in details["withheld"]] == ["permissions.allow"]
-    assert details["model"] == "claude-sonnet-4-6"
+    assert details["model"] == DEFAULT_MODEL
     assert details["sandbox"]["enabled"] is False
 
     # a chat is open before the trust click

@@ -14,7 +14,7 @@ import pytest
 
 from zengine_jupyter.engine import FixedApprovals, Session, SessionOptions
 from zengine_jupyter.policy import CallView, PermissionGate, PermissionPolicy, suggest_rule
-from zengine_jupyter.testing import ProviderServer, Reply, ScriptedToolCall
+from zengine_jupyter.testing import ProviderServer, Reply, ScriptedToolCall, write_provider_settings
 
 
 @pytest.fixture
@@ -264,10 +264,7 @@ async def test_accept_edits_session_cannot_edit_git_config_under_no(
     config = project / ".git" / "config"
     before = config.read_text()
     async with ProviderServer() as server:
-        (zengine_home / "settings.toml").write_text(
-            f'[provider]\nkind = "anthropic"\nbase_url = "{server.base_url}"\n'
-            '[model]\nmain = "claude-sonnet-4-6"\n'
-        )
+        write_provider_settings(zengine_home, server.base_url)
         server.add(
             Reply(tool_calls=(ScriptedToolCall("Read", {"path": ".git/config"}),)),
             Reply(tool_calls=(ScriptedToolCall("Edit", {

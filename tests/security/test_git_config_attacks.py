@@ -20,7 +20,7 @@ from zengine_jupyter.engine.tools._listing import list_files
 from zengine_jupyter.host._git_safe import SAFE_GIT_CONFIG, safe_git_env
 from zengine_jupyter.host.checkpoint import ISOLATION_CONFIG, ShadowRepository
 from zengine_jupyter.protocol import EngineEvent, ToolCallFinished
-from zengine_jupyter.testing import ProviderServer, Reply, ScriptedToolCall
+from zengine_jupyter.testing import ProviderServer, Reply, ScriptedToolCall, write_provider_settings
 from zengine_jupyter.testing.components import require_component
 
 _ENV = {"GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": "/dev/null", "PATH": "/usr/bin:/bin"}
@@ -49,10 +49,7 @@ def repo(root: Path) -> None:
 
 
 def use_server(home: Path, server: ProviderServer, extra: str = "") -> None:
-    (home / "settings.toml").write_text(
-        f'[provider]\nkind = "anthropic"\nbase_url = "{server.base_url}"\n'
-        f'[model]\nmain = "claude-sonnet-4-6"\n{extra}'
-    )
+    write_provider_settings(home, server.base_url, extra)
 
 
 async def run_calls(

@@ -8,21 +8,24 @@ against the local provider fake, and the language servers are the real ones.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from zengine_jupyter.testing import ProviderServer, Reply, ScriptedToolCall
+from zengine_jupyter.testing import (
+    ProviderServer,
+    Reply,
+    ScriptedToolCall,
+    run_cli,
+    write_provider_settings,
+)
 from zengine_jupyter.testing.components import require_component
 from zengine_jupyter.testing.lsp import NPM_TOOLS, require_language_server, search_path
 
-ZENGINE = str(Path(sys.executable).with_name("zengine"))
 pytestmark = pytest.mark.timeout(240)
 
 
@@ -126,16 +129,6 @@ def _hostile_source(src: Path, marks: Path) -> None:
     _git("-c", "user.name=m", "-c", "user.email=m@x", "commit", "-q", "-m", "init", cwd=src)
 
 
-async def _zengine(*args: str, cwd: Path, env: dict[str, str]) -> tuple[int, str]:
-    """Run ``zengine`` without blocking the loop the provider fake answers on."""
-    proc = await asyncio.create_subprocess_exec(
-        ZENGINE, *args, cwd=cwd, env=env, stdin=asyncio.subprocess.DEVNULL,
-        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
-    )  # fmt: skip
-    _, err = await asyncio.wait_for(proc.communicate(), 180)
-    return proc.returncode or 0, err.decode()
-
-
 def _tool_results(home: Path) -> dict[str, str]:
     """Every tool result of every chat under ``home``: call id -> output."""
     out: dict[str, str] = {}
@@ -194,20 +187,23 @@ async def test_hostile_clone_runs_nothing(tmp_path: Path, zengine_home: Path) ->
         ("e1", "Edit", {"path": ".git/config", "old_string": "[core]", "new_string": "[x]"}),
     ]
     async with ProviderServer() as server:
-        (zengine_home / "settings.toml").write_text(
-            f'[provider]\nkind = "anthropic"\nbase_url = "{server.base_url}"\n'
-            '[model]\nmain = "claude-sonnet-4-6"\n'
-        )
+        write_provider_settings(zengine_home, server.base_url)
         server.add(
             Reply(tool_calls=tuple(ScriptedToolCall(n, a, id=i) for i, n, a in calls)),
             Reply(text=("Looked around.",)),
         )
-        code, err = await _zengine("run", "--no", "look around this project", cwd=project, env=env)
+        code, _, err = await run_cli(
+            "run", "--no", "look around this project", cwd=project, env=env, limit_s=180
+        )
         assert code == 0, err
         for command in ("/lsp", "/mcp", "/mode plan", "/help", "/cost", "/trust-me"):
-            code, err = await _zengine("run", "--no", "--continue", command, cwd=project, env=env)
+            code, _, err = await run_cli(
+                "run", "--no", "--continue", command, cwd=project, env=env, limit_s=180
+            )
             assert "Traceback" not in err, (command, err)
-        code, lsp = await _zengine("run", "--no", "--continue", "/lsp", cwd=project, env=env)
+        code, _, lsp = await run_cli(
+            "run", "--no", "--continue", "/lsp", cwd=project, env=env, limit_s=180
+        )
         requests = len(server.requests)
 
     assert sorted(p.name for p in marks.iterdir()) == []

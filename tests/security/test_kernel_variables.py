@@ -13,7 +13,13 @@ import pytest
 
 from zengine_jupyter.kernel._namespace import describe_namespace, refusal
 from zengine_jupyter.kernel._vars import substitute
-from zengine_jupyter.testing import ProviderServer, Reply, ScriptedToolCall, provider_in_thread
+from zengine_jupyter.testing import (
+    ProviderServer,
+    Reply,
+    ScriptedToolCall,
+    provider_in_thread,
+    write_provider_settings,
+)
 from zengine_jupyter.testing.kernel import KernelHarness, events_of, has_event, running_kernel
 
 KEY = "sk-test-FAKEKEY0123456789abcdefXYZ"
@@ -24,10 +30,7 @@ _TAIL = KEY[-16:]
 @pytest.fixture
 def server(zengine_home: Path) -> Iterator[ProviderServer]:
     with provider_in_thread() as srv:
-        (zengine_home / "settings.toml").write_text(
-            f'[provider]\nkind = "anthropic"\nbase_url = "{srv.base_url}"\n'
-            '[model]\nmain = "claude-sonnet-4-6"\n'
-        )
+        write_provider_settings(zengine_home, srv.base_url)
         yield srv
 
 

@@ -28,7 +28,7 @@ from zengine_jupyter.integrations.lsp import (
     spec_from_entry,
 )
 from zengine_jupyter.integrations.lsp._untrusted import guard_untrusted
-from zengine_jupyter.testing import ProviderServer, Reply, ScriptedToolCall
+from zengine_jupyter.testing import ProviderServer, Reply, ScriptedToolCall, write_provider_settings
 from zengine_jupyter.testing.components import require_component
 from zengine_jupyter.testing.lsp import NPM_TOOLS, require_language_server, search_path
 
@@ -58,10 +58,7 @@ def _plant_typescript(project: Path, marker: Path) -> None:
 
 
 def _settings(home: Path, server: ProviderServer) -> None:
-    (home / "settings.toml").write_text(
-        f'[provider]\nkind = "anthropic"\nbase_url = "{server.base_url}"\n'
-        '[model]\nmain = "claude-sonnet-4-6"\n'
-    )
+    write_provider_settings(home, server.base_url)
 
 
 def _tool_result(server: ProviderServer, index: int) -> str:

@@ -16,17 +16,14 @@ from zengine_jupyter.engine._commands import (
     unknown_command,
 )
 from zengine_jupyter.protocol._events import Notice
-from zengine_jupyter.testing import ProviderServer, Reply
+from zengine_jupyter.testing import ProviderServer, Reply, write_provider_settings
 
 BUILTINS = ("mode", "trust", "model", "cost", "effort", "sessions", "help",
             "rewind", "checks", "verify", "mcp", "lsp")  # fmt: skip
 
 
 def _settings(home: Path, server: ProviderServer) -> None:
-    (home / "settings.toml").write_text(
-        f'[provider]\nkind = "anthropic"\nbase_url = "{server.base_url}"\n'
-        '[model]\nmain = "claude-sonnet-4-6"\n'
-    )
+    write_provider_settings(home, server.base_url)
 
 
 def _hostile(tmp_path: Path) -> Path:

@@ -12,7 +12,7 @@ from zengine_jupyter.engine import FixedApprovals, Session, SessionOptions
 from zengine_jupyter.engine.tools import ReadTracker, ShellRunner, Tool, ToolContext, WriteTool
 from zengine_jupyter.policy import CallView, PermissionGate, PermissionPolicy
 from zengine_jupyter.protocol import ToolError
-from zengine_jupyter.testing import ProviderServer, Reply, ScriptedToolCall
+from zengine_jupyter.testing import ProviderServer, Reply, ScriptedToolCall, write_provider_settings
 
 ROUNDS = 250
 
@@ -106,10 +106,7 @@ async def test_a_session_in_accept_edits_never_writes_through_the_flipping_symli
         ScriptedToolCall("Write", {"path": f"d/pwn{n}.txt", "content": "x"}) for n in range(200)
     )
     async with ProviderServer() as server:
-        (zengine_home / "settings.toml").write_text(
-            f'[provider]\nkind = "anthropic"\nbase_url = "{server.base_url}"\n'
-            '[model]\nmain = "claude-sonnet-4-6"\n'
-        )
+        write_provider_settings(zengine_home, server.base_url)
         server.add(Reply(tool_calls=calls), Reply(text=("done",)))
         session = await Session.open(
             SessionOptions(project=root, approvals=FixedApprovals(False), mode="accept_edits")

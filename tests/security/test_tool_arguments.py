@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -20,16 +19,17 @@ import pytest
 from zengine_jupyter.engine import FixedApprovals, Session, SessionOptions
 from zengine_jupyter.protocol import MessageRecord, ToolResultRecord
 from zengine_jupyter.store import SessionStore
-from zengine_jupyter.testing import ProviderServer, Reply, ScriptedToolCall
-
-ZENGINE = str(Path(sys.executable).with_name("zengine"))
+from zengine_jupyter.testing import (
+    ZENGINE,
+    ProviderServer,
+    Reply,
+    ScriptedToolCall,
+    write_provider_settings,
+)
 
 
 def _use(home: Path, server: ProviderServer) -> None:
-    (home / "settings.toml").write_text(
-        f'[provider]\nkind = "anthropic"\nbase_url = "{server.base_url}"\n'
-        '[model]\nmain = "claude-sonnet-4-6"\n'
-    )
+    write_provider_settings(home, server.base_url)
 
 
 async def _turn_with(
