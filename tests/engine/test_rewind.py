@@ -21,10 +21,6 @@ from zengine_jupyter.store import SessionStore, scan_file
 from zengine_jupyter.testing import ProviderServer, Reply, ScriptedToolCall, write_provider_settings
 
 
-def use_server(home: Path, server: ProviderServer) -> None:
-    write_provider_settings(home, server.base_url)
-
-
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
     root = tmp_path / "proj"
@@ -50,7 +46,7 @@ async def test_rewinding_both_restores_files_and_drops_later_messages_but_keeps_
     project: Path, zengine_home: Path
 ) -> None:
     async with ProviderServer() as server:
-        use_server(zengine_home, server)
+        write_provider_settings(zengine_home, server.base_url)
         server.add(
             Reply(tool_calls=(call("Read", path="a.txt"),)),
             Reply(text=("first answer",)),
@@ -128,7 +124,7 @@ async def test_code_and_conversation_alone_and_the_read_tracker(
     project: Path, zengine_home: Path
 ) -> None:
     async with ProviderServer() as server:
-        use_server(zengine_home, server)
+        write_provider_settings(zengine_home, server.base_url)
         server.add(
             Reply(tool_calls=(call("Read", path="a.txt"),)),
             Reply(tool_calls=(call("Edit", path="a.txt", old_string="one", new_string="two"),)),
@@ -181,7 +177,7 @@ async def test_code_and_conversation_alone_and_the_read_tracker(
 
 async def test_rewind_is_refused_during_a_turn(project: Path, zengine_home: Path) -> None:
     async with ProviderServer() as server:
-        use_server(zengine_home, server)
+        write_provider_settings(zengine_home, server.base_url)
         server.add(Reply(text=("hello",)), Reply(text=("a", "b", "c"), event_delay_s=0.3))
         session = await open_session(project)
         await session.submit("hi")

@@ -6,8 +6,6 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-import pytest
-
 from zengine_jupyter.config import TrustStore
 from zengine_jupyter.engine import Session, SessionOptions
 from zengine_jupyter.protocol import (
@@ -22,18 +20,6 @@ from zengine_jupyter.testing import (
     ScriptedToolCall,
     write_provider_settings,
 )
-
-
-def use_server(home: Path, server: ProviderServer) -> None:
-    write_provider_settings(home, server.base_url)
-
-
-@pytest.fixture
-def project(tmp_path: Path) -> Path:
-    root = tmp_path / "proj"
-    root.mkdir()
-    (root / "pipeline.py").write_text("RATE = 1\nprint('rate', RATE)\n")
-    return root
 
 
 def script(server: ProviderServer) -> None:
@@ -51,7 +37,7 @@ async def test_a_turn_reads_edits_with_approval_and_runs_a_command(
     project: Path, zengine_home: Path
 ) -> None:
     async with ProviderServer() as server:
-        use_server(zengine_home, server)
+        write_provider_settings(zengine_home, server.base_url)
         script(server)
         approvals = RecordingApprovals({"Edit": "allow_once", "Bash": "allow_once"})
         session = await Session.open(SessionOptions(project=project, approvals=approvals))
@@ -105,7 +91,7 @@ async def test_denied_edit_leaves_the_file_and_tells_the_model(
     project: Path, zengine_home: Path
 ) -> None:
     async with ProviderServer() as server:
-        use_server(zengine_home, server)
+        write_provider_settings(zengine_home, server.base_url)
         server.add(
             Reply(tool_calls=(ScriptedToolCall("Read", {"path": "pipeline.py"}),)),
             Reply(tool_calls=(ScriptedToolCall(
@@ -126,7 +112,7 @@ async def test_interrupt_closes_the_turn_and_answers_the_open_call(
     project: Path, zengine_home: Path
 ) -> None:
     async with ProviderServer() as server:
-        use_server(zengine_home, server)
+        write_provider_settings(zengine_home, server.base_url)
         server.add(
             Reply(tool_calls=(ScriptedToolCall("Bash", {"command": "sleep 30"}),)),
             Reply(text=("next turn",)),
@@ -158,7 +144,7 @@ async def test_always_allow_writes_a_rule_and_the_next_call_does_not_ask(
     project: Path, zengine_home: Path
 ) -> None:
     async with ProviderServer() as server:
-        use_server(zengine_home, server)
+        write_provider_settings(zengine_home, server.base_url)
         bash = {"command": "git status --short"}
         server.add(
             Reply(tool_calls=(ScriptedToolCall("Bash", bash),)),
@@ -190,7 +176,7 @@ async def test_always_allow_on_a_protected_path_saves_no_rule(
 
     (project / ".mcp.json").write_text("{}\n")
     async with ProviderServer() as server:
-        use_server(zengine_home, server)
+        write_provider_settings(zengine_home, server.base_url)
         read = ScriptedToolCall("Read", {"path": ".mcp.json"})
         write = {"path": ".mcp.json", "content": '{"mcpServers": {}}\n'}
         server.add(

@@ -11,16 +11,12 @@ from zengine_jupyter.store import SessionStore
 from zengine_jupyter.testing import ProviderServer, Reply, ScriptedToolCall, write_provider_settings
 
 
-def settings(home: Path, server: ProviderServer, extra: str = "") -> None:
-    write_provider_settings(home, server.base_url, extra)
-
-
 async def test_task_runs_a_subagent_with_its_own_log(tmp_path: Path, zengine_home: Path) -> None:
     project = tmp_path / "p"
     project.mkdir()
     (project / "data.csv").write_text("a,b\n1,2\n")
     async with ProviderServer() as server:
-        settings(zengine_home, server)
+        write_provider_settings(zengine_home, server.base_url)
         task = {"description": "count columns", "prompt": "How many columns has data.csv?"}
         server.add(
             Reply(tool_calls=(ScriptedToolCall("Task", task),)),  # parent
@@ -59,7 +55,7 @@ async def test_custom_commands_and_untrusted_projects(tmp_path: Path, zengine_ho
         f"Ship $ARGUMENTS now. Status: !`touch {marker} && echo clean`\n"
     )
     async with ProviderServer() as server:
-        settings(zengine_home, server)
+        write_provider_settings(zengine_home, server.base_url)
         # inside the project: an allow rule never covers a write outside it (issue 18 item 5)
         touch = ScriptedToolCall("Bash", {"command": f"touch {project / 'made'}"})
         server.add(Reply(tool_calls=(touch,)), Reply(text=("shipped",)))

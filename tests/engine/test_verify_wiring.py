@@ -58,12 +58,8 @@ def calc(tmp_path: Path) -> Path:
 @pytest.fixture
 async def provider(zengine_home: Path) -> AsyncIterator[ProviderServer]:
     async with ProviderServer() as server:
-        write_settings(zengine_home, server)
+        write_provider_settings(zengine_home, server.base_url)
         yield server
-
-
-def write_settings(home: Path, server: ProviderServer, extra: str = "") -> None:
-    write_provider_settings(home, server.base_url, extra)
 
 
 async def open_chat(project: Path, **options: Any) -> tuple[Session, RecordingApprovals]:
@@ -101,7 +97,7 @@ def check_records(session_id: str) -> list[CheckLogRecord]:
 async def test_auto_sends_the_failure_back_and_ends_verified(
     calc: Path, provider: ProviderServer, zengine_home: Path
 ) -> None:
-    write_settings(zengine_home, provider, '[verification]\nmode = "auto"\n')
+    write_provider_settings(zengine_home, provider.base_url, '[verification]\nmode = "auto"\n')
     TrustStore().trust(calc)
     provider.add(
         Reply(tool_calls=(ScriptedToolCall("Read", {"path": "calc.py"}),)),
@@ -141,7 +137,7 @@ async def test_auto_sends_the_failure_back_and_ends_verified(
 async def test_strict_stops_after_max_continuations_failed(
     calc: Path, provider: ProviderServer, zengine_home: Path
 ) -> None:
-    write_settings(zengine_home, provider, '[verification]\nmode = "strict"\n')
+    write_provider_settings(zengine_home, provider.base_url, '[verification]\nmode = "strict"\n')
     TrustStore().trust(calc)
     provider.add(
         Reply(tool_calls=(ScriptedToolCall("Read", {"path": "calc.py"}),)),

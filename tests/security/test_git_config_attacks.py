@@ -48,16 +48,12 @@ def repo(root: Path) -> None:
     git("commit", "-qm", "first", cwd=root)
 
 
-def use_server(home: Path, server: ProviderServer, extra: str = "") -> None:
-    write_provider_settings(home, server.base_url, extra)
-
-
 async def run_calls(
     project: Path, home: Path, *calls: ScriptedToolCall, extra: str = ""
 ) -> list[ToolCallFinished]:
     """One turn of a scripted model making ``calls`` (one reply each), every question denied."""
     async with ProviderServer() as server:
-        use_server(home, server, extra)
+        write_provider_settings(home, server.base_url, extra)
         server.add(*(Reply(tool_calls=(c,)) for c in calls), Reply(text=("done",)))
         session = await Session.open(
             SessionOptions(project=project, approvals=FixedApprovals(allow=False))

@@ -57,10 +57,6 @@ def _plant_typescript(project: Path, marker: Path) -> None:
     )
 
 
-def _settings(home: Path, server: ProviderServer) -> None:
-    write_provider_settings(home, server.base_url)
-
-
 def _tool_result(server: ProviderServer, index: int) -> str:
     block = server.requests[index].json["messages"][-1]["content"][0]
     content = block["content"]
@@ -88,7 +84,7 @@ async def test_typescript_server_never_loads_the_projects_typescript(
     _plant_typescript(project, marker)
     hover = {"operation": "hover", "path": "main.ts", "line": 8, "column": 10}
     async with ProviderServer() as server:
-        _settings(zengine_home, server)
+        write_provider_settings(zengine_home, server.base_url)
         server.add(
             *(Reply(tool_calls=(ScriptedToolCall("LSP", {"operation": "diagnostics",
                                                         "path": name}),))

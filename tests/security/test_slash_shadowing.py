@@ -22,10 +22,6 @@ BUILTINS = ("mode", "trust", "model", "cost", "effort", "sessions", "help",
             "rewind", "checks", "verify", "mcp", "lsp")  # fmt: skip
 
 
-def _settings(home: Path, server: ProviderServer) -> None:
-    write_provider_settings(home, server.base_url)
-
-
 def _hostile(tmp_path: Path) -> Path:
     project = tmp_path / "cloned"
     commands = project / ".z-engine" / "commands"
@@ -42,7 +38,7 @@ async def test_project_cannot_shadow_builtin_commands(tmp_path: Path, zengine_ho
     turns `/mode plan` into model text; the built-in must win, with a notice per file."""
     project = _hostile(tmp_path)
     async with ProviderServer() as server:
-        _settings(zengine_home, server)
+        write_provider_settings(zengine_home, server.base_url)
         session = await Session.open(SessionOptions(project=project))
         events = session.subscribe()
         mode = await session.submit("/mode plan")
@@ -74,7 +70,7 @@ async def test_user_layer_cannot_shadow_builtins_either(tmp_path: Path, zengine_
     project = tmp_path / "p"
     project.mkdir()
     async with ProviderServer() as server:
-        _settings(zengine_home, server)
+        write_provider_settings(zengine_home, server.base_url)
         session = await Session.open(SessionOptions(project=project))
         events = session.subscribe()
         mode = await session.submit("/mode plan")
@@ -94,7 +90,7 @@ async def test_unknown_command_is_answered_not_sent(tmp_path: Path, zengine_home
     project = tmp_path / "p"
     project.mkdir()
     async with ProviderServer() as server:
-        _settings(zengine_home, server)
+        write_provider_settings(zengine_home, server.base_url)
         server.add(Reply(text=("a path is a prompt",)))
         session = await Session.open(SessionOptions(project=project))
         events = session.subscribe()

@@ -28,17 +28,13 @@ from zengine_jupyter.testing import (
 )
 
 
-def _use(home: Path, server: ProviderServer) -> None:
-    write_provider_settings(home, server.base_url)
-
-
 async def _turn_with(
     project: Path, home: Path, calls: list[tuple[str, dict[str, Any]]]
 ) -> tuple[str, list[ToolResultRecord], list[Any]]:
     """One turn where the model makes ``calls`` then says "done"; the outcome's status, the
     results and every record, as the log replays after the chat closes."""
     async with ProviderServer() as server:
-        _use(home, server)
+        write_provider_settings(home, server.base_url)
         server.add(
             Reply(tool_calls=tuple(ScriptedToolCall(name, args) for name, args in calls)),
             Reply(text=("done",)),
@@ -141,7 +137,7 @@ async def test_zengine_run_survives_a_surrogate_and_a_nul_path(
     """Attack, whole turn from a shell: the model Writes `"a\\ud800b"`, then to a path with a
     NUL; `zengine run --yes` used to end with rc 1 and a traceback."""
     async with ProviderServer() as server:
-        _use(zengine_home, server)
+        write_provider_settings(zengine_home, server.base_url)
         server.add(
             Reply(tool_calls=(
                 ScriptedToolCall("Write", {"path": "s.txt", "content": "a\ud800b"}),

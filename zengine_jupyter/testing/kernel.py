@@ -19,6 +19,7 @@ __all__ = [
     "WIDGET_MIME",
     "ExecResult",
     "KernelHarness",
+    "agent_kernel",
     "events_of",
     "has_event",
     "running_kernel",
@@ -199,6 +200,17 @@ def running_kernel(
         harness.client.stop_channels()
         manager.shutdown_kernel(now=True)
         manager.cleanup_resources()
+
+
+@contextlib.contextmanager
+def agent_kernel(project: Path) -> Iterator[KernelHarness]:
+    """A kernel in ``project`` as a notebook there (``analysis.ipynb``) would run it, with a
+    test API key and ``%load_ext zengine`` done."""
+    env = {"JPY_SESSION_NAME": str(project / "analysis.ipynb"), "ANTHROPIC_API_KEY": "test-key"}
+    with running_kernel(project, env=env) as harness:
+        loaded = harness.execute("%load_ext zengine")
+        assert loaded.status == "ok", loaded.text
+        yield harness
 
 
 def widget_id(result: ExecResult) -> str:
