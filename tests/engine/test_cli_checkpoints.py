@@ -9,17 +9,15 @@ from zengine_jupyter.engine import FixedApprovals, Session, SessionOptions
 from zengine_jupyter.protocol import REWIND_LIMITS, MessageRecord
 from zengine_jupyter.store import SessionStore
 from zengine_jupyter.testing import (
-    ProviderServer,
     Reply,
     ScriptedToolCall,
+    configured_provider,
     run_cli,
-    write_provider_settings,
 )
 
 
 async def make_chat(project: Path, home: Path) -> str:
-    async with ProviderServer() as server:
-        write_provider_settings(home, server.base_url)
+    async with configured_provider(home) as server:
         server.add(
             Reply(text=("hello",)),
             Reply(tool_calls=(ScriptedToolCall(

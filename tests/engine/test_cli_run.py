@@ -5,11 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from zengine_jupyter.testing import (
-    ProviderServer,
     Reply,
     ScriptedToolCall,
+    configured_provider,
     run_cli,
-    write_provider_settings,
 )
 
 
@@ -17,8 +16,7 @@ async def test_run_yes_edits_and_runs_then_continue(tmp_path: Path, zengine_home
     project = tmp_path / "proj"
     project.mkdir()
     (project / "notes.txt").write_text("draft\n")
-    async with ProviderServer() as server:
-        write_provider_settings(zengine_home, server.base_url)
+    async with configured_provider(zengine_home) as server:
         server.add(
             Reply(tool_calls=(ScriptedToolCall("Read", {"path": "notes.txt"}),)),
             Reply(

@@ -27,6 +27,7 @@ from zengine_jupyter.testing import (
     ProviderServer,
     Reply,
     ScriptedToolCall,
+    configured_provider,
     running_processes,
     write_provider_settings,
 )
@@ -135,8 +136,7 @@ async def test_sigterm_of_zengine_run_interrupts_the_turn(tmp_path: Path) -> Non
     project.mkdir()
     home.mkdir()
     duration = f"{SLEEP_S}.{secrets.randbelow(10**6):06d}"
-    async with ProviderServer() as server:
-        write_provider_settings(home, server.base_url)
+    async with configured_provider(home) as server:
         call = ScriptedToolCall("Bash", {"command": _command(duration), "timeout": 60})
         server.add(Reply(tool_calls=(call,)), Reply(text=("done",)))
         child = await asyncio.create_subprocess_exec(

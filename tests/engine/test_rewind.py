@@ -18,7 +18,12 @@ from zengine_jupyter.engine import (
 )
 from zengine_jupyter.protocol import REWIND_LIMITS, Rewound, TurnStarted, UsageRecord
 from zengine_jupyter.store import SessionStore, scan_file
-from zengine_jupyter.testing import ProviderServer, Reply, ScriptedToolCall, write_provider_settings
+from zengine_jupyter.testing import (
+    ProviderServer,
+    Reply,
+    ScriptedToolCall,
+    configured_provider,
+)
 
 
 @pytest.fixture
@@ -45,8 +50,7 @@ async def open_session(project: Path) -> Session:
 async def test_rewinding_both_restores_files_and_drops_later_messages_but_keeps_cost(
     project: Path, zengine_home: Path
 ) -> None:
-    async with ProviderServer() as server:
-        write_provider_settings(zengine_home, server.base_url)
+    async with configured_provider(zengine_home) as server:
         server.add(
             Reply(tool_calls=(call("Read", path="a.txt"),)),
             Reply(text=("first answer",)),
@@ -123,8 +127,7 @@ async def test_rewinding_both_restores_files_and_drops_later_messages_but_keeps_
 async def test_code_and_conversation_alone_and_the_read_tracker(
     project: Path, zengine_home: Path
 ) -> None:
-    async with ProviderServer() as server:
-        write_provider_settings(zengine_home, server.base_url)
+    async with configured_provider(zengine_home) as server:
         server.add(
             Reply(tool_calls=(call("Read", path="a.txt"),)),
             Reply(tool_calls=(call("Edit", path="a.txt", old_string="one", new_string="two"),)),
@@ -176,8 +179,7 @@ async def test_code_and_conversation_alone_and_the_read_tracker(
 
 
 async def test_rewind_is_refused_during_a_turn(project: Path, zengine_home: Path) -> None:
-    async with ProviderServer() as server:
-        write_provider_settings(zengine_home, server.base_url)
+    async with configured_provider(zengine_home) as server:
         server.add(Reply(text=("hello",)), Reply(text=("a", "b", "c"), event_delay_s=0.3))
         session = await open_session(project)
         await session.submit("hi")

@@ -24,11 +24,10 @@ from zengine_jupyter.protocol import (
 )
 from zengine_jupyter.store import SessionStore
 from zengine_jupyter.testing import (
-    ProviderServer,
     Reply,
     ScriptedToolCall,
+    configured_provider,
     run_cli,
-    write_provider_settings,
 )
 
 
@@ -47,8 +46,7 @@ async def test_a_code_rewind_warns_and_lists_the_other_chats_edits_it_reverts(
     project = tmp_path / "proj"
     project.mkdir()
     (project / "a.txt").write_text("one\n")
-    async with ProviderServer() as server:
-        write_provider_settings(zengine_home, server.base_url)
+    async with configured_provider(zengine_home) as server:
         server.add(
             # B, turn 1 (before A's checkpoint): kept by a rewind of A, never listed
             Reply(tool_calls=(_call("Write", path="early.txt", content="early\n"),)),

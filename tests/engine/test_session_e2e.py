@@ -18,7 +18,7 @@ from zengine_jupyter.testing import (
     RecordingApprovals,
     Reply,
     ScriptedToolCall,
-    write_provider_settings,
+    configured_provider,
 )
 
 
@@ -36,8 +36,7 @@ def script(server: ProviderServer) -> None:
 async def test_a_turn_reads_edits_with_approval_and_runs_a_command(
     project: Path, zengine_home: Path
 ) -> None:
-    async with ProviderServer() as server:
-        write_provider_settings(zengine_home, server.base_url)
+    async with configured_provider(zengine_home) as server:
         script(server)
         approvals = RecordingApprovals({"Edit": "allow_once", "Bash": "allow_once"})
         session = await Session.open(SessionOptions(project=project, approvals=approvals))
@@ -90,8 +89,7 @@ async def test_a_turn_reads_edits_with_approval_and_runs_a_command(
 async def test_denied_edit_leaves_the_file_and_tells_the_model(
     project: Path, zengine_home: Path
 ) -> None:
-    async with ProviderServer() as server:
-        write_provider_settings(zengine_home, server.base_url)
+    async with configured_provider(zengine_home) as server:
         server.add(
             Reply(tool_calls=(ScriptedToolCall("Read", {"path": "pipeline.py"}),)),
             Reply(tool_calls=(ScriptedToolCall(
@@ -111,8 +109,7 @@ async def test_denied_edit_leaves_the_file_and_tells_the_model(
 async def test_interrupt_closes_the_turn_and_answers_the_open_call(
     project: Path, zengine_home: Path
 ) -> None:
-    async with ProviderServer() as server:
-        write_provider_settings(zengine_home, server.base_url)
+    async with configured_provider(zengine_home) as server:
         server.add(
             Reply(tool_calls=(ScriptedToolCall("Bash", {"command": "sleep 30"}),)),
             Reply(text=("next turn",)),
@@ -143,8 +140,7 @@ async def test_interrupt_closes_the_turn_and_answers_the_open_call(
 async def test_always_allow_writes_a_rule_and_the_next_call_does_not_ask(
     project: Path, zengine_home: Path
 ) -> None:
-    async with ProviderServer() as server:
-        write_provider_settings(zengine_home, server.base_url)
+    async with configured_provider(zengine_home) as server:
         bash = {"command": "git status --short"}
         server.add(
             Reply(tool_calls=(ScriptedToolCall("Bash", bash),)),
@@ -175,8 +171,7 @@ async def test_always_allow_on_a_protected_path_saves_no_rule(
     no rule that could never apply (it would only make the user think it was remembered)."""
 
     (project / ".mcp.json").write_text("{}\n")
-    async with ProviderServer() as server:
-        write_provider_settings(zengine_home, server.base_url)
+    async with configured_provider(zengine_home) as server:
         read = ScriptedToolCall("Read", {"path": ".mcp.json"})
         write = {"path": ".mcp.json", "content": '{"mcpServers": {}}\n'}
         server.add(

@@ -11,7 +11,11 @@ from zengine_jupyter.engine import Session, SessionOptions
 from zengine_jupyter.engine._extension import SessionExtension
 from zengine_jupyter.engine.tools import Tool, ToolContext, ToolInput, ToolOutput
 from zengine_jupyter.protocol import Notice
-from zengine_jupyter.testing import ProviderServer, Reply, ScriptedToolCall, write_provider_settings
+from zengine_jupyter.testing import (
+    Reply,
+    ScriptedToolCall,
+    configured_provider,
+)
 
 
 class EchoInput(ToolInput):
@@ -58,8 +62,7 @@ async def test_extension_hooks_and_commands(tmp_path: Path, zengine_home: Path) 
     project = tmp_path / "p"
     project.mkdir()
     probe = Probe()
-    async with ProviderServer() as server:
-        write_provider_settings(zengine_home, server.base_url)
+    async with configured_provider(zengine_home) as server:
         server.add(
             Reply(tool_calls=(ScriptedToolCall("Echo", {"word": "hi"}),)),
             Reply(text=("done",)),

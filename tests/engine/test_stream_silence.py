@@ -9,12 +9,14 @@ import pytest
 
 from zengine_jupyter.engine import Session, SessionOptions, _stream
 from zengine_jupyter.protocol import Notice
-from zengine_jupyter.testing import ProviderServer, Reply, write_provider_settings
+from zengine_jupyter.testing import (
+    Reply,
+    configured_provider,
+)
 
 
 async def _waiting_notices(project: Path, home: Path, reply: Reply) -> tuple[str, list[str]]:
-    async with ProviderServer() as server:
-        write_provider_settings(home, server.base_url)
+    async with configured_provider(home) as server:
         server.add(reply)
         session = await Session.open(SessionOptions(project=project))
         events = session.subscribe()

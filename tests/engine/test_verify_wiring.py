@@ -33,6 +33,7 @@ from zengine_jupyter.testing import (
     RecordingApprovals,
     Reply,
     ScriptedToolCall,
+    configured_provider,
     write_provider_settings,
 )
 from zengine_jupyter.verify import RunCheckOptions, run_check
@@ -57,8 +58,7 @@ def calc(tmp_path: Path) -> Path:
 
 @pytest.fixture
 async def provider(zengine_home: Path) -> AsyncIterator[ProviderServer]:
-    async with ProviderServer() as server:
-        write_provider_settings(zengine_home, server.base_url)
+    async with configured_provider(zengine_home) as server:
         yield server
 
 

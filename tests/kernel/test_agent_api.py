@@ -6,14 +6,17 @@ from pathlib import Path
 
 from zengine_jupyter import Agent, AgentResult
 from zengine_jupyter.engine import FixedApprovals
-from zengine_jupyter.testing import ProviderServer, Reply, ScriptedToolCall, write_provider_settings
+from zengine_jupyter.testing import (
+    Reply,
+    ScriptedToolCall,
+    configured_provider,
+)
 
 
 async def test_agent_runs_a_turn_and_reports_changed_files(
     project: Path, zengine_home: Path
 ) -> None:
-    async with ProviderServer() as server:
-        write_provider_settings(zengine_home, server.base_url)
+    async with configured_provider(zengine_home) as server:
         server.add(
             Reply(tool_calls=(ScriptedToolCall("Read", {"path": "pipeline.py"}),)),
             Reply(tool_calls=(ScriptedToolCall("Edit", {

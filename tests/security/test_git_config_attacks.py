@@ -20,7 +20,11 @@ from zengine_jupyter.engine.tools._listing import list_files
 from zengine_jupyter.host._git_safe import SAFE_GIT_CONFIG, safe_git_env
 from zengine_jupyter.host.checkpoint import ISOLATION_CONFIG, ShadowRepository
 from zengine_jupyter.protocol import EngineEvent, ToolCallFinished
-from zengine_jupyter.testing import ProviderServer, Reply, ScriptedToolCall, write_provider_settings
+from zengine_jupyter.testing import (
+    Reply,
+    ScriptedToolCall,
+    configured_provider,
+)
 from zengine_jupyter.testing.components import require_component
 
 _ENV = {"GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": "/dev/null", "PATH": "/usr/bin:/bin"}
@@ -52,8 +56,7 @@ async def run_calls(
     project: Path, home: Path, *calls: ScriptedToolCall, extra: str = ""
 ) -> list[ToolCallFinished]:
     """One turn of a scripted model making ``calls`` (one reply each), every question denied."""
-    async with ProviderServer() as server:
-        write_provider_settings(home, server.base_url, extra)
+    async with configured_provider(home, extra) as server:
         server.add(*(Reply(tool_calls=(c,)) for c in calls), Reply(text=("done",)))
         session = await Session.open(
             SessionOptions(project=project, approvals=FixedApprovals(allow=False))

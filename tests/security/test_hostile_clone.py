@@ -17,14 +17,18 @@ from pathlib import Path
 import pytest
 
 from zengine_jupyter.testing import (
-    ProviderServer,
     Reply,
     ScriptedToolCall,
+    configured_provider,
     run_cli,
-    write_provider_settings,
 )
 from zengine_jupyter.testing.components import require_component
-from zengine_jupyter.testing.lsp import NPM_TOOLS, require_language_server, search_path
+from zengine_jupyter.testing.lsp import (
+    NPM_TOOLS,
+    plant_tsserver_plugin,
+    require_language_server,
+    search_path,
+)
 
 pytestmark = pytest.mark.timeout(240)
 
@@ -105,13 +109,7 @@ def _hostile_source(src: Path, marks: Path) -> None:
             f"require('fs').writeFileSync({str(marks / ('ts-' + file))!r}, 'ran');\n"
             "process.exit(1);\n"
         )
-    plugin = src / "node_modules" / "evil-plugin"
-    plugin.mkdir()
-    (plugin / "package.json").write_text('{"name": "evil-plugin", "main": "index.js"}')
-    (plugin / "index.js").write_text(
-        f"require('fs').writeFileSync({str(marks / 'ts-plugin')!r}, 'ran');\n"
-        "module.exports = () => ({ create: (info) => info.languageService });\n"
-    )
+    plant_tsserver_plugin(src, marks / "ts-plugin", "ran")
     (src / "tsconfig.json").write_text(json.dumps({
         "compilerOptions": {"strict": True, "plugins": [{"name": "evil-plugin"}]},
         "include": ["src"],
@@ -186,8 +184,7 @@ async def test_hostile_clone_runs_nothing(tmp_path: Path, zengine_home: Path) ->
         ("b1", "Bash", {"command": "./setup.sh"}),
         ("e1", "Edit", {"path": ".git/config", "old_string": "[core]", "new_string": "[x]"}),
     ]
-    async with ProviderServer() as server:
-        write_provider_settings(zengine_home, server.base_url)
+    async with configured_provider(zengine_home) as server:
         server.add(
             Reply(tool_calls=tuple(ScriptedToolCall(n, a, id=i) for i, n, a in calls)),
             Reply(text=("Looked around.",)),

@@ -28,9 +28,19 @@ from zengine_jupyter.integrations.lsp import (
     spec_from_entry,
 )
 from zengine_jupyter.integrations.lsp._untrusted import guard_untrusted
-from zengine_jupyter.testing import ProviderServer, Reply, ScriptedToolCall, write_provider_settings
+from zengine_jupyter.testing import (
+    ProviderServer,
+    Reply,
+    ScriptedToolCall,
+    configured_provider,
+)
 from zengine_jupyter.testing.components import require_component
-from zengine_jupyter.testing.lsp import NPM_TOOLS, require_language_server, search_path
+from zengine_jupyter.testing.lsp import (
+    NPM_TOOLS,
+    plant_tsserver_plugin,
+    require_language_server,
+    search_path,
+)
 
 FIXTURES = Path(__file__).parents[1] / "fixtures"
 _SPECS = {spec.name: spec for spec in BUILTIN_SPECS}
@@ -48,13 +58,7 @@ def _plant_typescript(project: Path, marker: Path) -> None:
         "process.exit(1);\n"
     )
     (lib / "typescript.js").write_text((lib / "tsserver.js").read_text())
-    plugin = project / "node_modules" / "evil-plugin"
-    plugin.mkdir()
-    (plugin / "package.json").write_text('{"name": "evil-plugin", "main": "index.js"}')
-    (plugin / "index.js").write_text(
-        f"require('fs').writeFileSync({json.dumps(str(marker))}, 'plugin ran');\n"
-        "module.exports = () => ({ create: (info) => info.languageService });\n"
-    )
+    plant_tsserver_plugin(project, marker)
 
 
 def _tool_result(server: ProviderServer, index: int) -> str:
@@ -83,8 +87,7 @@ async def test_typescript_server_never_loads_the_projects_typescript(
     marker = tmp_path / "project-code-ran"
     _plant_typescript(project, marker)
     hover = {"operation": "hover", "path": "main.ts", "line": 8, "column": 10}
-    async with ProviderServer() as server:
-        write_provider_settings(zengine_home, server.base_url)
+    async with configured_provider(zengine_home) as server:
         server.add(
             *(Reply(tool_calls=(ScriptedToolCall("LSP", {"operation": "diagnostics",
                                                         "path": name}),))

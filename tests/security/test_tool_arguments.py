@@ -21,10 +21,9 @@ from zengine_jupyter.protocol import MessageRecord, ToolResultRecord
 from zengine_jupyter.store import SessionStore
 from zengine_jupyter.testing import (
     ZENGINE,
-    ProviderServer,
     Reply,
     ScriptedToolCall,
-    write_provider_settings,
+    configured_provider,
 )
 
 
@@ -33,8 +32,7 @@ async def _turn_with(
 ) -> tuple[str, list[ToolResultRecord], list[Any]]:
     """One turn where the model makes ``calls`` then says "done"; the outcome's status, the
     results and every record, as the log replays after the chat closes."""
-    async with ProviderServer() as server:
-        write_provider_settings(home, server.base_url)
+    async with configured_provider(home) as server:
         server.add(
             Reply(tool_calls=tuple(ScriptedToolCall(name, args) for name, args in calls)),
             Reply(text=("done",)),
@@ -136,8 +134,7 @@ async def test_zengine_run_survives_a_surrogate_and_a_nul_path(
 ) -> None:
     """Attack, whole turn from a shell: the model Writes `"a\\ud800b"`, then to a path with a
     NUL; `zengine run --yes` used to end with rc 1 and a traceback."""
-    async with ProviderServer() as server:
-        write_provider_settings(zengine_home, server.base_url)
+    async with configured_provider(zengine_home) as server:
         server.add(
             Reply(tool_calls=(
                 ScriptedToolCall("Write", {"path": "s.txt", "content": "a\ud800b"}),

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import contextlib
+import os
+import signal
+import subprocess
 from pathlib import Path
 
-__all__ = ["running_processes"]
+__all__ = ["process_gone", "running_processes", "stop_process_group"]
 
 
 def running_processes(token: str) -> list[int]:
@@ -17,3 +20,23 @@ def running_processes(token: str) -> list[int]:
             if token in cmdline and ") Z " not in (entry / "stat").read_text():
                 found.append(int(entry.name))
     return found
+
+
+def process_gone(pid: int) -> bool:
+    """True once ``pid`` no longer exists: exited *and* reaped (a zombie still exists)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    return False
+
+
+def stop_process_group(proc: subprocess.Popen[bytes], grace_s: float = 20) -> None:
+    """Stop a server started with ``start_new_session=True``: SIGTERM to its process group,
+    SIGKILL if it has not exited after ``grace_s``; reaped either way."""
+    os.killpg(proc.pid, signal.SIGTERM)
+    try:
+        proc.wait(timeout=grace_s)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import contextlib
 from typing import TYPE_CHECKING
 
+from zengine_jupyter.testing._provider_server import ProviderServer
+
 if TYPE_CHECKING:
+    from collections.abc import AsyncIterator
     from pathlib import Path
 
-__all__ = ["DEFAULT_MODEL", "provider_settings", "write_provider_settings"]
+__all__ = ["DEFAULT_MODEL", "configured_provider", "provider_settings", "write_provider_settings"]
 
 DEFAULT_MODEL = "claude-sonnet-4-6"
 """The model id tests ask the provider fake for (the one place it is spelled)."""
@@ -29,3 +33,11 @@ def write_provider_settings(
     path = home / "settings.toml"
     path.write_text(provider_settings(base_url, extra, kind=kind))
     return path
+
+
+@contextlib.asynccontextmanager
+async def configured_provider(home: Path, extra: str = "") -> AsyncIterator[ProviderServer]:
+    """A running :class:`ProviderServer` with the user's settings in ``home`` pointing at it."""
+    async with ProviderServer() as server:
+        write_provider_settings(home, server.base_url, extra)
+        yield server

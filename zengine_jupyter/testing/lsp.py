@@ -5,6 +5,7 @@ fixture on a copied fixture project."""
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import shutil
 import sys
@@ -25,6 +26,7 @@ if TYPE_CHECKING:
 __all__ = [
     "NPM_TOOLS",
     "lsp_manager_fixture",
+    "plant_tsserver_plugin",
     "require_language_server",
     "search_path",
     "wait_until",
@@ -82,3 +84,15 @@ def lsp_manager_fixture(
             yield running
 
     return manager
+
+
+def plant_tsserver_plugin(project: Path, marker: Path, text: str = "plugin ran") -> None:
+    """An attacker's tsserver plugin ``evil-plugin`` in ``project/node_modules``: loading it
+    writes ``text`` to ``marker`` (name it in a tsconfig's ``plugins`` to ask for it)."""
+    plugin = project / "node_modules" / "evil-plugin"
+    plugin.mkdir(parents=True)
+    (plugin / "package.json").write_text('{"name": "evil-plugin", "main": "index.js"}')
+    (plugin / "index.js").write_text(
+        f"require('fs').writeFileSync({json.dumps(str(marker))}, {json.dumps(text)});\n"
+        "module.exports = () => ({ create: (info) => info.languageService });\n"
+    )
