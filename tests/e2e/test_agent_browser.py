@@ -27,7 +27,13 @@ from typing import Any
 import nbformat
 import pytest
 
-from zengine_jupyter.testing import ProviderServer, Reply, ScriptedToolCall, provider_in_thread
+from zengine_jupyter.testing import (
+    ProviderServer,
+    Reply,
+    ScriptedToolCall,
+    provider_in_thread,
+    write_provider_settings,
+)
 from zengine_jupyter.testing.lab import LabServer, chromium_page, running_lab
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
@@ -62,12 +68,12 @@ def server(zengine_home: Path) -> Iterator[ProviderServer]:
     """The model, and the user's settings: it, a check of their own, and Verify allowed."""
     check = [sys.executable, "-c", "import pipeline; assert pipeline.scaled(3) == 6"]
     with provider_in_thread() as srv:
-        (zengine_home / "settings.toml").write_text(
-            f'[provider]\nkind = "anthropic"\nbase_url = "{srv.base_url}"\n'
-            '[model]\nmain = "claude-sonnet-4-6"\n'
+        write_provider_settings(
+            zengine_home,
+            srv.base_url,
             '[permissions]\nallow = ["Verify"]\n'
             '[[verification.checks]]\nid = "tests"\nkind = "test"\n'
-            f"command = {check!r}\n".replace("'", '"')
+            f"command = {check!r}\n".replace("'", '"'),
         )
         yield srv
 

@@ -6,7 +6,6 @@ answers /api/status and opens on the quickstart."""
 from __future__ import annotations
 
 import os
-import signal
 import subprocess
 import sys
 import time
@@ -16,7 +15,7 @@ from urllib.parse import urlsplit
 import httpx
 import pytest
 
-from zengine_jupyter.testing import free_port
+from zengine_jupyter.testing import free_port, stop_process_group
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
@@ -88,10 +87,5 @@ def test_binder_files_make_a_working_lab(tmp_path: Path) -> None:
         assert page.status_code == 200
         assert "zengine-jupyter" in page.text  # the panel is among the federated extensions
     finally:
-        os.killpg(proc.pid, signal.SIGTERM)
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
+        stop_process_group(proc)
         log.close()

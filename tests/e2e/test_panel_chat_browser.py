@@ -28,7 +28,13 @@ import nbformat
 import pytest
 
 from zengine_jupyter.config import TrustStore
-from zengine_jupyter.testing import ProviderServer, Reply, ScriptedToolCall, provider_in_thread
+from zengine_jupyter.testing import (
+    ProviderServer,
+    Reply,
+    ScriptedToolCall,
+    provider_in_thread,
+    write_provider_settings,
+)
 from zengine_jupyter.testing.components import require_component
 from zengine_jupyter.testing.lab import LabServer, chromium_page, running_lab
 
@@ -72,12 +78,12 @@ def lab(tmp_path_factory: pytest.TempPathFactory, provider: ProviderServer) -> I
     nb.cells.append(nbformat.v4.new_code_cell(""))
     nbformat.write(nb, root / "analysis.ipynb")
     home = tmp_path_factory.mktemp("zengine-home")
-    (home / "settings.toml").write_text(
-        f'[provider]\nkind = "anthropic"\nbase_url = "{provider.base_url}"\n'
-        '[model]\nmain = "claude-sonnet-4-6"\n'
+    write_provider_settings(
+        home,
+        provider.base_url,
         '[verification]\nmode = "auto"\n'
         '[[verification.checks]]\nid = "pipeline"\nkind = "test"\n'
-        f'command = ["{sys.executable}", "pipeline.py"]\n'
+        f'command = ["{sys.executable}", "pipeline.py"]\n',
     )
     TrustStore(home / "trust.json").trust(root)  # automatic checks run in trusted projects only
     env = {"ZENGINE_HOME": str(home), "ANTHROPIC_API_KEY": "test-key"}

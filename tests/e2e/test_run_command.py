@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import signal
 import subprocess
 import sys
 import time
@@ -12,7 +11,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from zengine_jupyter.testing import free_port
+from zengine_jupyter.testing import free_port, stop_process_group
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
@@ -91,12 +90,7 @@ def test_run_command_serves_the_quickstart(tmp_path: Path) -> None:
         unauthorised = httpx.get(f"{base}/api/contents/notebooks", timeout=10)
         assert unauthorised.status_code == 403
     finally:
-        os.killpg(proc.pid, signal.SIGTERM)
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
+        stop_process_group(proc)
         log.close()
     with pytest.raises(httpx.TransportError):
         httpx.get(f"{base}/api/status", headers=headers, timeout=2)

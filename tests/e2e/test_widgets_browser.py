@@ -17,7 +17,13 @@ from typing import Any
 import nbformat
 import pytest
 
-from zengine_jupyter.testing import ProviderServer, Reply, ScriptedToolCall, provider_in_thread
+from zengine_jupyter.testing import (
+    ProviderServer,
+    Reply,
+    ScriptedToolCall,
+    provider_in_thread,
+    write_provider_settings,
+)
 from zengine_jupyter.testing.components import require_component
 from zengine_jupyter.testing.lab import launch_chromium, running_lab
 
@@ -56,12 +62,12 @@ def test_status_trust_badge_and_rewind_in_a_browser(
                                  "language": "python"}  # fmt: skip
     nb.cells = [nbformat.v4.new_code_cell(source) for source in _CELLS]
     nbformat.write(nb, root / "w.ipynb")
-    (zengine_home / "settings.toml").write_text(
-        f'[provider]\nkind = "anthropic"\nbase_url = "{server.base_url}"\n'
-        '[model]\nmain = "claude-sonnet-4-6"\n'
+    write_provider_settings(
+        zengine_home,
+        server.base_url,
         '[verification]\nmode = "auto"\nauto_checks = ["unit"]\n'
         '[[verification.checks]]\nid = "unit"\nkind = "test"\n'
-        'command = ["python3", "-c", "print(\'1 passed\')"]\n'
+        'command = ["python3", "-c", "print(\'1 passed\')"]\n',
     )
     edit = {"path": "pipeline.py", "old_string": "RATE = 1", "new_string": "RATE = 2"}
     server.add(Reply(tool_calls=(ScriptedToolCall("Read", {"path": "pipeline.py"}),)),

@@ -11,6 +11,7 @@ from zengine_jupyter.config import data_dir
 from zengine_jupyter.engine import Session, SessionOptions, gc_notice
 from zengine_jupyter.host.checkpoint import ShadowRepository
 from zengine_jupyter.protocol import CheckpointGc, CheckpointInfo, Notice
+from zengine_jupyter.testing import configured_provider
 
 DAY = 86_400
 MIB = 1024 * 1024
@@ -73,17 +74,13 @@ def test_the_notice_names_the_size_when_the_budget_was_hit() -> None:
 async def test_a_turn_over_the_size_budget_gets_a_notice_naming_the_size(
     tmp_path: Path, zengine_home: Path
 ) -> None:
-    from zengine_jupyter.testing import ProviderServer, Reply, ScriptedToolCall
+    from zengine_jupyter.testing import Reply, ScriptedToolCall
 
     project = tmp_path / "proj"
     project.mkdir()
     for i in range(3):  # 18 MiB that git cannot compress, under the 8 MiB per-file limit
         (project / f"sample{i}.bin").write_bytes(os.urandom(6 * MIB))
-    async with ProviderServer() as server:
-        (zengine_home / "settings.toml").write_text(
-            f'[provider]\nkind = "anthropic"\nbase_url = "{server.base_url}"\n'
-            '[model]\nmain = "claude-sonnet-4-6"\n[checkpoints]\nmax_size_mb = 16\n'
-        )
+    async with configured_provider(zengine_home, "[checkpoints]\nmax_size_mb = 16\n") as server:
         server.add(
             Reply(tool_calls=(ScriptedToolCall("Glob", {"pattern": "*.bin"}),)),
             Reply(text=("three samples",)),

@@ -2,36 +2,22 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
-import os
-import sys
 from pathlib import Path
 
 from zengine_jupyter.engine import FixedApprovals, Session, SessionOptions
 from zengine_jupyter.protocol import REWIND_LIMITS, MessageRecord
 from zengine_jupyter.store import SessionStore
-from zengine_jupyter.testing import ProviderServer, Reply, ScriptedToolCall
-
-ZENGINE = str(Path(sys.executable).with_name("zengine"))
-
-
-async def zengine(*args: str, cwd: Path) -> tuple[int, str, str]:
-    proc = await asyncio.create_subprocess_exec(
-        ZENGINE, *args, cwd=cwd, env=dict(os.environ),
-        stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-    )  # fmt: skip
-    out, err = await asyncio.wait_for(proc.communicate(), 60)
-    return proc.returncode or 0, out.decode(), err.decode()
+from zengine_jupyter.testing import (
+    Reply,
+    ScriptedToolCall,
+    configured_provider,
+    run_cli,
+)
 
 
 async def make_chat(project: Path, home: Path) -> str:
-    async with ProviderServer() as server:
-        (home / "settings.toml").write_text(
-            f'[provider]\nkind = "anthropic"\nbase_url = "{server.base_url}"\n'
-            '[model]\nmain = "claude-sonnet-4-6"\n'
-        )
+    async with configured_provider(home) as server:
         server.add(
             Reply(text=("hello",)),
             Reply(tool_calls=(ScriptedToolCall(
@@ -55,27 +41,27 @@ async def test_list_rewind_and_gc_from_a_terminal(tmp_path: Path, zengine_home: 
     chat = await make_chat(project, zengine_home)
     assert (project / "extra.txt").exists()
 
-    code, out, err = await zengine("checkpoints", "list", chat, cwd=project)
+    code, out, err = await run_cli("checkpoints", "list", chat, cwd=project)
     assert code == 0, err
     assert "1. [" in out
     assert "say hello" in out
     assert "2. [" in out
     assert "files: checkpoint" in out
     assert "no file changes from here on" in out  # message 3: no tool ran after it
-    code, out, _ = await zengine("checkpoints", "list", chat, "--json", cwd=project)
+    code, out, _ = await run_cli("checkpoints", "list", chat, "--json", cwd=project)
     rows = json.loads(out)
     assert [r["prompt"] for r in rows] == ["say hello", "change the notes", "goodbye"]
     assert rows[0]["checkpoint_id"] == rows[1]["checkpoint_id"]
 
     # while another process has the chat open, rewinding is refused
     holder = await Session.open(SessionOptions(project=project, session_id=chat))
-    code, _, err = await zengine("rewind", chat, "--to", "2", cwd=project)
+    code, _, err = await run_cli("rewind", chat, "--to", "2", cwd=project)
     await holder.aclose()
     assert code == 1
     assert "zengine:" in err
     assert (project / "extra.txt").exists()
 
-    code, out, err = await zengine("rewind", chat, "--to", "2", "--both", cwd=project)
+    code, out, err = await run_cli("rewind", chat, "--to", "2", "--both", cwd=project)
     assert code == 0, err
     assert "1 restored, 1 created since removed" in out
     assert REWIND_LIMITS in out
@@ -85,7 +71,7 @@ async def test_list_rewind_and_gc_from_a_terminal(tmp_path: Path, zengine_home: 
     prompts = [r.text for r in state.transcript if isinstance(r, MessageRecord)]
     assert prompts == ["say hello", "hello"]
 
-    code, out, err = await zengine("checkpoints", "gc", "--json", cwd=project)
+    code, out, err = await run_cli("checkpoints", "gc", "--json", cwd=project)
     assert code == 0, err
     report = json.loads(out)["reports"][0]
     assert report["project"] == str(project.resolve())

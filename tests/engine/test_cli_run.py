@@ -2,35 +2,21 @@
 
 from __future__ import annotations
 
-import asyncio
-import os
-import sys
 from pathlib import Path
 
-from zengine_jupyter.testing import ProviderServer, Reply, ScriptedToolCall
-
-ZENGINE = str(Path(sys.executable).with_name("zengine"))
-
-
-async def zengine(*args: str, cwd: Path) -> tuple[int, str, str]:
-    proc = await asyncio.create_subprocess_exec(
-        ZENGINE, *args, cwd=cwd, env=dict(os.environ),
-        stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-    )  # fmt: skip
-    out, err = await asyncio.wait_for(proc.communicate(), 60)
-    return proc.returncode or 0, out.decode(), err.decode()
+from zengine_jupyter.testing import (
+    Reply,
+    ScriptedToolCall,
+    configured_provider,
+    run_cli,
+)
 
 
 async def test_run_yes_edits_and_runs_then_continue(tmp_path: Path, zengine_home: Path) -> None:
     project = tmp_path / "proj"
     project.mkdir()
     (project / "notes.txt").write_text("draft\n")
-    async with ProviderServer() as server:
-        (zengine_home / "settings.toml").write_text(
-            f'[provider]\nkind = "anthropic"\nbase_url = "{server.base_url}"\n'
-            '[model]\nmain = "claude-sonnet-4-6"\n'
-        )
+    async with configured_provider(zengine_home) as server:
         server.add(
             Reply(tool_calls=(ScriptedToolCall("Read", {"path": "notes.txt"}),)),
             Reply(
@@ -41,7 +27,7 @@ async def test_run_yes_edits_and_runs_then_continue(tmp_path: Path, zengine_home
             ),
             Reply(text=("Notes are final.",)),
         )  # fmt: skip
-        code, out, err = await zengine("run", "--yes", "finish the notes", cwd=project)
+        code, out, err = await run_cli("run", "--yes", "finish the notes", cwd=project)
         assert code == 0, err
         assert out.strip() == "Notes are final."
         assert "> Bash: cat notes.txt" in err
@@ -49,7 +35,7 @@ async def test_run_yes_edits_and_runs_then_continue(tmp_path: Path, zengine_home
         assert (project / "notes.txt").read_text() == "final\n"
 
         server.add(Reply(text=("Still final.",)))
-        code, out, _ = await zengine("run", "--continue", "and now?", cwd=project)
+        code, out, _ = await run_cli("run", "--continue", "and now?", cwd=project)
         assert code == 0
         assert out.strip() == "Still final."
         history = server.requests[-1].json["messages"]
@@ -60,11 +46,11 @@ async def test_run_yes_edits_and_runs_then_continue(tmp_path: Path, zengine_home
             Reply(tool_calls=(ScriptedToolCall("Bash", {"command": "rm notes.txt"}),)),
             Reply(text=("Understood.",)),
         )
-        code, _, err = await zengine("run", "remove the notes", cwd=project)
+        code, _, err = await run_cli("run", "remove the notes", cwd=project)
         assert code == 0
         assert "denied" in err
         assert (project / "notes.txt").exists()
         server.add(Reply(status=400))
-        code, _, err = await zengine("run", "--continue", "again", cwd=project)
+        code, _, err = await run_cli("run", "--continue", "again", cwd=project)
         assert code == 1
         assert "error:" in err

@@ -4,12 +4,10 @@ from __future__ import annotations
 
 import asyncio
 import os
-import sys
 from pathlib import Path
 
 from zengine_jupyter.store import SessionStore
-
-ZENGINE = str(Path(sys.executable).with_name("zengine"))
+from zengine_jupyter.testing import ZENGINE
 
 
 async def test_a_missing_project_folder_is_named_and_no_chat_is_made(tmp_path: Path) -> None:

@@ -17,31 +17,26 @@ import contextlib
 import os
 import secrets
 import signal
-import sys
 import time
 from pathlib import Path
 
 import pytest
 
-from zengine_jupyter.testing import ProviderServer, Reply, ScriptedToolCall
+from zengine_jupyter.testing import (
+    ZENGINE,
+    ProviderServer,
+    Reply,
+    ScriptedToolCall,
+    configured_provider,
+    running_processes,
+    write_provider_settings,
+)
 from zengine_jupyter.testing.components import require_component
 
-ZENGINE = str(Path(sys.executable).with_name("zengine"))
 ROUNDS = 20
 AT_ONCE = 6
 SLEEP_S = 2  # the integer part; each round adds its own unique fraction
 STALLED = "stalled"
-
-
-def _running(token: str) -> list[int]:
-    """Live (not zombie) processes whose command line contains ``token``."""
-    found = []
-    for entry in Path("/proc").glob("[0-9]*"):
-        with contextlib.suppress(OSError):
-            cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
-            if token in cmdline and ") Z " not in (entry / "stat").read_text():
-                found.append(int(entry.name))
-    return found
 
 
 def _command(duration: str) -> str:
@@ -59,10 +54,8 @@ async def _round(base: Path, n: int, token: str, *, sandbox: bool) -> tuple[int,
     home.mkdir()
     duration = f"{SLEEP_S}.{token}{n:02d}"
     async with ProviderServer() as server:
-        (home / "settings.toml").write_text(
-            f'[provider]\nkind = "anthropic"\nbase_url = "{server.base_url}"\n'
-            '[model]\nmain = "claude-sonnet-4-6"\n'
-            f"[shell.sandbox]\nenabled = {str(sandbox).lower()}\n"
+        write_provider_settings(
+            home, server.base_url, f"[shell.sandbox]\nenabled = {str(sandbox).lower()}\n"
         )
         call = ScriptedToolCall("Bash", {"command": _command(duration), "timeout": 60})
         server.add(Reply(tool_calls=(call,)), Reply(text=("done",)))
@@ -90,7 +83,7 @@ async def _round(base: Path, n: int, token: str, *, sandbox: bool) -> tuple[int,
     sides = len(list(project.glob("side-*")))
     if sides:
         print(f"round {n}: side effects {sorted(p.name for p in project.glob('side-*'))}")
-    orphans = _running(duration)
+    orphans = running_processes(duration)
     for pid in orphans:  # do not leave them behind for the rest of the suite
         with contextlib.suppress(ProcessLookupError):
             os.kill(pid, signal.SIGKILL)
@@ -143,11 +136,7 @@ async def test_sigterm_of_zengine_run_interrupts_the_turn(tmp_path: Path) -> Non
     project.mkdir()
     home.mkdir()
     duration = f"{SLEEP_S}.{secrets.randbelow(10**6):06d}"
-    async with ProviderServer() as server:
-        (home / "settings.toml").write_text(
-            f'[provider]\nkind = "anthropic"\nbase_url = "{server.base_url}"\n'
-            '[model]\nmain = "claude-sonnet-4-6"\n'
-        )
+    async with configured_provider(home) as server:
         call = ScriptedToolCall("Bash", {"command": _command(duration), "timeout": 60})
         server.add(Reply(tool_calls=(call,)), Reply(text=("done",)))
         child = await asyncio.create_subprocess_exec(
@@ -168,4 +157,4 @@ async def test_sigterm_of_zengine_run_interrupts_the_turn(tmp_path: Path) -> Non
     assert child.returncode == 130, err.decode(errors="replace")
     assert "· interrupted ·" in err.decode()
     assert sorted(p.name for p in project.glob("side-*")) == []
-    assert _running(duration) == []
+    assert running_processes(duration) == []

@@ -10,17 +10,17 @@ import sys
 from pathlib import Path
 
 from zengine_jupyter.engine import Session, SessionOptions
-from zengine_jupyter.testing import ProviderServer, Reply, ScriptedToolCall
+from zengine_jupyter.testing import (
+    Reply,
+    ScriptedToolCall,
+    configured_provider,
+)
 
 
 async def test_sigkill_during_a_tool_call_then_resume(tmp_path: Path, zengine_home: Path) -> None:
     project = tmp_path / "proj"
     project.mkdir()
-    async with ProviderServer() as server:
-        (zengine_home / "settings.toml").write_text(
-            f'[provider]\nkind = "anthropic"\nbase_url = "{server.base_url}"\n'
-            '[model]\nmain = "claude-sonnet-4-6"\n'
-        )
+    async with configured_provider(zengine_home) as server:
         bash = ScriptedToolCall("Bash", {"command": "sleep 5"})
         server.add(Reply(text=("Running it.",), tool_calls=(bash,)))
         child = await asyncio.create_subprocess_exec(

@@ -4,7 +4,6 @@ tool under Read rules, errors appended to a real Edit's result, /lsp, trust and 
 from __future__ import annotations
 
 import json
-import os
 import re
 import shutil
 import sys
@@ -16,7 +15,13 @@ from zengine_jupyter.config import Settings
 from zengine_jupyter.engine import FixedApprovals, Session, SessionOptions
 from zengine_jupyter.engine.lsp import LspExtension, lsp_entries
 from zengine_jupyter.integrations.lsp import MAX_ERROR_LINES, WAIT
-from zengine_jupyter.testing import ProviderServer, Reply, ScriptedToolCall
+from zengine_jupyter.testing import (
+    ProviderServer,
+    Reply,
+    ScriptedToolCall,
+    process_gone,
+    provider_settings,
+)
 from zengine_jupyter.testing.lsp import require_language_server, wait_until
 from zengine_jupyter.testing.lsp_server import fixture_server_argv
 
@@ -24,10 +29,7 @@ FIXTURES = Path(__file__).parents[1] / "fixtures"
 
 
 def settings(server: ProviderServer, *extra: str) -> str:
-    return "\n".join([
-        f'[provider]\nkind = "anthropic"\nbase_url = "{server.base_url}"',
-        '[model]\nmain = "claude-sonnet-4-6"', *extra, "",
-    ])  # fmt: skip
+    return provider_settings(server.base_url, "\n".join([*extra, ""]))
 
 
 def fixture_server(*options: str) -> str:
@@ -54,14 +56,6 @@ def lsp_of(session: Session) -> LspExtension:
 
 async def open_chat(project: Path) -> Session:
     return await Session.open(SessionOptions(project=project, approvals=FixedApprovals(True)))
-
-
-def gone(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return True
-    return False
 
 
 async def test_basedpyright_read_rules_and_errors_after_a_real_edit(
@@ -135,7 +129,7 @@ async def test_basedpyright_read_rules_and_errors_after_a_real_edit(
             await session.aclose()
     assert rows["basedpyright"].state == "ready"
     assert {r.state for r in manager.status() if r.name == "basedpyright"} == {"stopped"}
-    await wait_until(lambda: gone(pid), timeout_s=5)
+    await wait_until(lambda: process_gone(pid), timeout_s=5)
 
 
 async def test_errors_only_at_most_twenty_lines_after_a_background_start(
@@ -208,7 +202,7 @@ async def test_a_write_while_the_server_indexes_returns_without_waiting(
     assert elapsed < WAIT  # the whole turn, two model requests included
     assert re.search(r"^fixture +indexing ", status.text, re.MULTILINE)
     assert "Indexing" in status.text
-    await wait_until(lambda: gone(pid), timeout_s=5)
+    await wait_until(lambda: process_gone(pid), timeout_s=5)
 
 
 async def test_project_servers_wait_for_trust_and_nothing_starts_up_front(

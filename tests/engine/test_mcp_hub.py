@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import os
 from typing import TYPE_CHECKING
 
 import pytest
@@ -20,6 +19,7 @@ from zengine_jupyter.engine.mcp import (
 )
 from zengine_jupyter.integrations.mcp import McpServerEntry
 from zengine_jupyter.protocol import McpRequestError
+from zengine_jupyter.testing import process_gone
 from zengine_jupyter.testing.mcp_server import BASE_TOOLS, fixture_children, stdio_entry
 
 if TYPE_CHECKING:
@@ -43,14 +43,6 @@ async def _pid(hub: McpHub, server: str) -> int:
     result = await hub.call_tool(f"mcp__{server}__pid")
     assert result.structured is not None
     return int(result.structured["result"])
-
-
-def _gone(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return True
-    return False
 
 
 async def test_start_returns_at_once_and_the_notice_names_ready_and_failed(hub: McpHub) -> None:
@@ -94,13 +86,13 @@ async def test_reload_restarts_only_the_changed_server(hub: McpHub) -> None:
     await hub.wait_settled(30)
     assert await _pid(hub, "b") == b_pid  # untouched: same process
     assert await _pid(hub, "a") != a_pid  # restarted
-    assert _gone(a_pid), "the old process of the restarted server was not reaped"
+    assert process_gone(a_pid), "the old process of the restarted server was not reaped"
     assert "mcp__a__add" not in {t.qualified for t in hub.tools()}
     assert await _pid(hub, "p") > 0
 
     report = await hub.reconcile([(a_changed, "user"), (p, "project")], trusted=False)
     assert (report.stopped, report.unchanged) == (("b", "p"), ("a",))
-    assert _gone(b_pid)
+    assert process_gone(b_pid)
     assert {s.name: s.state for s in hub.statuses()} == {"a": "ready", "p": "withheld"}
 
 

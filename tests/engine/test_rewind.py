@@ -18,14 +18,12 @@ from zengine_jupyter.engine import (
 )
 from zengine_jupyter.protocol import REWIND_LIMITS, Rewound, TurnStarted, UsageRecord
 from zengine_jupyter.store import SessionStore, scan_file
-from zengine_jupyter.testing import ProviderServer, Reply, ScriptedToolCall
-
-
-def use_server(home: Path, server: ProviderServer) -> None:
-    (home / "settings.toml").write_text(
-        f'[provider]\nkind = "anthropic"\nbase_url = "{server.base_url}"\n'
-        '[model]\nmain = "claude-sonnet-4-6"\n'
-    )
+from zengine_jupyter.testing import (
+    ProviderServer,
+    Reply,
+    ScriptedToolCall,
+    configured_provider,
+)
 
 
 @pytest.fixture
@@ -52,8 +50,7 @@ async def open_session(project: Path) -> Session:
 async def test_rewinding_both_restores_files_and_drops_later_messages_but_keeps_cost(
     project: Path, zengine_home: Path
 ) -> None:
-    async with ProviderServer() as server:
-        use_server(zengine_home, server)
+    async with configured_provider(zengine_home) as server:
         server.add(
             Reply(tool_calls=(call("Read", path="a.txt"),)),
             Reply(text=("first answer",)),
@@ -130,8 +127,7 @@ async def test_rewinding_both_restores_files_and_drops_later_messages_but_keeps_
 async def test_code_and_conversation_alone_and_the_read_tracker(
     project: Path, zengine_home: Path
 ) -> None:
-    async with ProviderServer() as server:
-        use_server(zengine_home, server)
+    async with configured_provider(zengine_home) as server:
         server.add(
             Reply(tool_calls=(call("Read", path="a.txt"),)),
             Reply(tool_calls=(call("Edit", path="a.txt", old_string="one", new_string="two"),)),
@@ -183,8 +179,7 @@ async def test_code_and_conversation_alone_and_the_read_tracker(
 
 
 async def test_rewind_is_refused_during_a_turn(project: Path, zengine_home: Path) -> None:
-    async with ProviderServer() as server:
-        use_server(zengine_home, server)
+    async with configured_provider(zengine_home) as server:
         server.add(Reply(text=("hello",)), Reply(text=("a", "b", "c"), event_delay_s=0.3))
         session = await open_session(project)
         await session.submit("hi")

@@ -4,9 +4,6 @@ other chats' edits since its checkpoint) and lists, after, the ones it put back.
 
 from __future__ import annotations
 
-import asyncio
-import os
-import sys
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -26,9 +23,12 @@ from zengine_jupyter.protocol import (
     ToolResultRecord,
 )
 from zengine_jupyter.store import SessionStore
-from zengine_jupyter.testing import ProviderServer, Reply, ScriptedToolCall
-
-ZENGINE = str(Path(sys.executable).with_name("zengine"))
+from zengine_jupyter.testing import (
+    Reply,
+    ScriptedToolCall,
+    configured_provider,
+    run_cli,
+)
 
 
 def _call(name: str, **arguments: str) -> ScriptedToolCall:
@@ -39,16 +39,6 @@ async def _open(project: Path) -> Session:
     return await Session.open(SessionOptions(project=project, approvals=FixedApprovals(True)))
 
 
-async def _zengine(*args: str, cwd: Path) -> tuple[int, str, str]:
-    proc = await asyncio.create_subprocess_exec(
-        ZENGINE, *args, cwd=cwd, env=dict(os.environ),
-        stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-    )  # fmt: skip
-    out, err = await asyncio.wait_for(proc.communicate(), 60)
-    return proc.returncode or 0, out.decode(), err.decode()
-
-
 async def test_a_code_rewind_warns_and_lists_the_other_chats_edits_it_reverts(
     tmp_path: Path, zengine_home: Path
 ) -> None:
@@ -56,11 +46,7 @@ async def test_a_code_rewind_warns_and_lists_the_other_chats_edits_it_reverts(
     project = tmp_path / "proj"
     project.mkdir()
     (project / "a.txt").write_text("one\n")
-    async with ProviderServer() as server:
-        (zengine_home / "settings.toml").write_text(
-            f'[provider]\nkind = "anthropic"\nbase_url = "{server.base_url}"\n'
-            '[model]\nmain = "claude-sonnet-4-6"\n'
-        )
+    async with configured_provider(zengine_home) as server:
         server.add(
             # B, turn 1 (before A's checkpoint): kept by a rewind of A, never listed
             Reply(tool_calls=(_call("Write", path="early.txt", content="early\n"),)),
@@ -97,7 +83,7 @@ async def test_a_code_rewind_warns_and_lists_the_other_chats_edits_it_reverts(
                 f"(chat b edits early · {b.id})" in listing  # fmt: skip
             assert "another chat ran 1 shell command since" in listing
 
-            code, out, err = await _zengine("checkpoints", "list", a.id, cwd=project)
+            code, out, err = await run_cli("checkpoints", "list", a.id, cwd=project)
             assert code == 0, err
             assert "changes another chat made since: a.txt, b.txt" in out
 

@@ -22,30 +22,21 @@ from zengine_jupyter.engine import Session, SessionOptions
 from zengine_jupyter.engine._sandbox import SandboxExtension, sandbox_options
 from zengine_jupyter.host.sandbox import DetectOptions
 from zengine_jupyter.protocol import (
-    ApprovalDecision,
-    ApprovalRequest,
     EngineEvent,
     Notice,
     ToolCallApproved,
     ToolCallDenied,
     ToolCallFinished,
 )
-from zengine_jupyter.testing import ProviderServer, RecordingServer, Reply, ScriptedToolCall
+from zengine_jupyter.testing import (
+    ProviderServer,
+    RecordingApprovals,
+    RecordingServer,
+    Reply,
+    ScriptedToolCall,
+    write_provider_settings,
+)
 from zengine_jupyter.testing.components import require_component
-
-
-class Approvals:
-    """Allows every question and remembers the commands it was asked about."""
-
-    def __init__(self, allow: bool = True) -> None:
-        self.allow = allow
-        self.asked: list[str | None] = []
-
-    async def ask(self, request: ApprovalRequest) -> ApprovalDecision:
-        self.asked.append(request.command)
-        if self.allow:
-            return ApprovalDecision(action="allow_once")
-        return ApprovalDecision(action="deny", message="no")
 
 
 class World:
@@ -69,11 +60,7 @@ def world(tmp_path: Path, zengine_home: Path, monkeypatch: pytest.MonkeyPatch) -
 
 
 def _settings(world: World, server: ProviderServer, sandbox: str, extra: str = "") -> None:
-    (world.home / "settings.toml").write_text(
-        f'[provider]\nkind = "anthropic"\nbase_url = "{server.base_url}"\n'
-        '[model]\nmain = "claude-sonnet-4-6"\n'
-        f"{extra}[shell.sandbox]\n{sandbox}\n"
-    )
+    write_provider_settings(world.home, server.base_url, f"{extra}[shell.sandbox]\n{sandbox}\n")
 
 
 def _bash(*commands: str) -> Reply:
@@ -83,7 +70,7 @@ def _bash(*commands: str) -> Reply:
 async def _turn(
     world: World,
     server: ProviderServer,
-    approvals: Approvals,
+    approvals: RecordingApprovals,
     *replies: Reply,
     background: tuple[str, ...] = (),
 ) -> tuple[Session, list[EngineEvent]]:
@@ -126,7 +113,7 @@ async def test_bash_writes_only_inside_and_hooks_stay_outside(world: World) -> N
     async with ProviderServer() as server:
         _settings(world, server, "enabled = true",
                   f"[[hooks.pre_tool_use]]\ncommand = {hook}\n")  # fmt: skip
-        approvals = Approvals()
+        approvals = RecordingApprovals(default="allow_once")
         server.add(Reply(tool_calls=(ScriptedToolCall(
             "Bash", {"command": background, "run_in_background": True}),)))  # fmt: skip
         slow = Reply(tool_calls=(ScriptedToolCall(
@@ -137,7 +124,7 @@ async def test_bash_writes_only_inside_and_hooks_stay_outside(world: World) -> N
         shell = session.ctx.shells.get("shell-1")
         first = server.requests[0].json
     assert "run in a sandbox" in str(first["system"])
-    assert approvals.asked == [background, inside, outside, escape, "sleep 30.17; echo never"]
+    assert approvals.commands == [background, inside, outside, escape, "sleep 30.17; echo never"]
     finished = _results(events)  # no auto_allow: every command asked
     assert [r.is_error for r in finished] == [False, False, True, True, True]
     assert "[stopped: still running after 1 s]" in finished[4].output
@@ -171,7 +158,9 @@ async def test_network_off_reaches_no_localhost_server(world: World, network: bo
                 f"exec 3<>/dev/tcp/127.0.0.1/{port} && "
                 "printf 'GET /probe HTTP/1.0\\r\\n\\r\\n' >&3 && head -c 12 <&3"
             )
-            _, events = await _turn(world, server, Approvals(), _bash(probe))
+            _, events = await _turn(
+                world, server, RecordingApprovals(default="allow_once"), _bash(probe)
+            )
         reached = [r.path for r in target.requests]
     (result,) = _results(events)
     if network:
@@ -194,9 +183,9 @@ async def test_auto_allow_runs_inside_writes_and_asks_for_the_rest(world: World)
     async with ProviderServer() as server:
         _settings(world, server, "enabled = true\nauto_allow = true",
                   '[permissions]\ndeny = ["Bash(rm:*)"]\nask = ["Bash(touch:*)"]\n')  # fmt: skip
-        approvals = Approvals(allow=False)
+        approvals = RecordingApprovals()
         _, events = await _turn(world, server, approvals, _bash(inside, outside, denied, asked))
-    assert approvals.asked == [outside, asked]
+    assert approvals.commands == [outside, asked]
     assert (world.project / "out" / "a.txt").read_text() == "a\n"
     approved = [e for e in events if isinstance(e, ToolCallApproved)]
     assert [e.by for e in approved] == ["auto_allow"]
@@ -216,10 +205,10 @@ async def test_without_bwrap_a_notice_and_every_command_asks(
     outside = f"echo out > {world.outside}"
     async with ProviderServer() as server:
         _settings(world, server, "enabled = true\nauto_allow = true")
-        approvals = Approvals()
+        approvals = RecordingApprovals(default="allow_once")
         session, events = await _turn(world, server, approvals, _bash(inside, outside))
         first = server.requests[0].json
-    assert approvals.asked == [inside, outside]  # auto_allow does not apply unconfined
+    assert approvals.commands == [inside, outside]  # auto_allow does not apply unconfined
     notices = [e.text for e in events if isinstance(e, Notice) and e.topic == "sandbox"]
     assert notices[0].startswith(f"Sandbox off: {missing} is not installed.")
     assert "apt-get install bubblewrap" in notices[0]
@@ -236,7 +225,10 @@ async def test_sandbox_off_by_default_changes_nothing(world: World) -> None:
     async with ProviderServer() as server:
         _settings(world, server, "")
         session, events = await _turn(
-            world, server, Approvals(), _bash(f"echo x > {world.outside}")
+            world,
+            server,
+            RecordingApprovals(default="allow_once"),
+            _bash(f"echo x > {world.outside}"),
         )
     assert world.outside.read_text() == "x\n"
     assert session.ctx.shells.planner is None

@@ -6,46 +6,20 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-import pytest
-
 from zengine_jupyter.config import TrustStore
 from zengine_jupyter.engine import Session, SessionOptions
 from zengine_jupyter.protocol import (
-    ApprovalDecision,
-    ApprovalRequest,
     ToolCallFinished,
     TurnEnded,
 )
 from zengine_jupyter.store import SessionStore
-from zengine_jupyter.testing import ProviderServer, Reply, ScriptedToolCall
-
-
-class RecordingApprovals:
-    """An approval port that answers from a table and remembers what it was asked."""
-
-    def __init__(self, answers: dict[str, str]) -> None:
-        self.answers = answers
-        self.asked: list[ApprovalRequest] = []
-
-    async def ask(self, request: ApprovalRequest) -> ApprovalDecision:
-        self.asked.append(request)
-        action = self.answers.get(request.tool, "deny")
-        return ApprovalDecision(action=action, message=None if action != "deny" else "no")  # type: ignore[arg-type]
-
-
-def use_server(home: Path, server: ProviderServer) -> None:
-    (home / "settings.toml").write_text(
-        f'[provider]\nkind = "anthropic"\nbase_url = "{server.base_url}"\n'
-        '[model]\nmain = "claude-sonnet-4-6"\n'
-    )
-
-
-@pytest.fixture
-def project(tmp_path: Path) -> Path:
-    root = tmp_path / "proj"
-    root.mkdir()
-    (root / "pipeline.py").write_text("RATE = 1\nprint('rate', RATE)\n")
-    return root
+from zengine_jupyter.testing import (
+    ProviderServer,
+    RecordingApprovals,
+    Reply,
+    ScriptedToolCall,
+    configured_provider,
+)
 
 
 def script(server: ProviderServer) -> None:
@@ -62,8 +36,7 @@ def script(server: ProviderServer) -> None:
 async def test_a_turn_reads_edits_with_approval_and_runs_a_command(
     project: Path, zengine_home: Path
 ) -> None:
-    async with ProviderServer() as server:
-        use_server(zengine_home, server)
+    async with configured_provider(zengine_home) as server:
         script(server)
         approvals = RecordingApprovals({"Edit": "allow_once", "Bash": "allow_once"})
         session = await Session.open(SessionOptions(project=project, approvals=approvals))
@@ -116,8 +89,7 @@ async def test_a_turn_reads_edits_with_approval_and_runs_a_command(
 async def test_denied_edit_leaves_the_file_and_tells_the_model(
     project: Path, zengine_home: Path
 ) -> None:
-    async with ProviderServer() as server:
-        use_server(zengine_home, server)
+    async with configured_provider(zengine_home) as server:
         server.add(
             Reply(tool_calls=(ScriptedToolCall("Read", {"path": "pipeline.py"}),)),
             Reply(tool_calls=(ScriptedToolCall(
@@ -137,8 +109,7 @@ async def test_denied_edit_leaves_the_file_and_tells_the_model(
 async def test_interrupt_closes_the_turn_and_answers_the_open_call(
     project: Path, zengine_home: Path
 ) -> None:
-    async with ProviderServer() as server:
-        use_server(zengine_home, server)
+    async with configured_provider(zengine_home) as server:
         server.add(
             Reply(tool_calls=(ScriptedToolCall("Bash", {"command": "sleep 30"}),)),
             Reply(text=("next turn",)),
@@ -169,20 +140,14 @@ async def test_interrupt_closes_the_turn_and_answers_the_open_call(
 async def test_always_allow_writes_a_rule_and_the_next_call_does_not_ask(
     project: Path, zengine_home: Path
 ) -> None:
-    class AlwaysOnce(RecordingApprovals):
-        async def ask(self, request: ApprovalRequest) -> ApprovalDecision:
-            self.asked.append(request)
-            return ApprovalDecision(action="always_allow", layer="local")
-
-    async with ProviderServer() as server:
-        use_server(zengine_home, server)
+    async with configured_provider(zengine_home) as server:
         bash = {"command": "git status --short"}
         server.add(
             Reply(tool_calls=(ScriptedToolCall("Bash", bash),)),
             Reply(tool_calls=(ScriptedToolCall("Bash", {"command": "git status -b"}),)),
             Reply(text=("ok",)),
         )
-        approvals = AlwaysOnce({})
+        approvals = RecordingApprovals(default="always_allow")
         session = await Session.open(SessionOptions(project=project, approvals=approvals))
         await session.submit("status twice")
         await session.aclose()
@@ -205,14 +170,8 @@ async def test_always_allow_on_a_protected_path_saves_no_rule(
     """A protected path asks every time, so "Always allow" there runs the call once and writes
     no rule that could never apply (it would only make the user think it was remembered)."""
 
-    class AlwaysOnce(RecordingApprovals):
-        async def ask(self, request: ApprovalRequest) -> ApprovalDecision:
-            self.asked.append(request)
-            return ApprovalDecision(action="always_allow", layer="local")
-
     (project / ".mcp.json").write_text("{}\n")
-    async with ProviderServer() as server:
-        use_server(zengine_home, server)
+    async with configured_provider(zengine_home) as server:
         read = ScriptedToolCall("Read", {"path": ".mcp.json"})
         write = {"path": ".mcp.json", "content": '{"mcpServers": {}}\n'}
         server.add(
@@ -221,7 +180,7 @@ async def test_always_allow_on_a_protected_path_saves_no_rule(
             Reply(tool_calls=(ScriptedToolCall("Write", write),)),
             Reply(text=("ok",)),
         )
-        approvals = AlwaysOnce({})
+        approvals = RecordingApprovals(default="always_allow")
         session = await Session.open(SessionOptions(project=project, approvals=approvals))
         notices = session.subscribe()
         await session.submit("edit the MCP list twice")

@@ -10,7 +10,11 @@ from pydantic import Field
 from zengine_jupyter.engine import Session, SessionExtension, SessionOptions
 from zengine_jupyter.engine.tools import Tool, ToolContext, ToolInput, ToolOutput
 from zengine_jupyter.protocol import Notice
-from zengine_jupyter.testing import ProviderServer, Reply, ScriptedToolCall
+from zengine_jupyter.testing import (
+    Reply,
+    ScriptedToolCall,
+    configured_provider,
+)
 
 
 class EchoInput(ToolInput):
@@ -57,11 +61,7 @@ async def test_extension_hooks_and_commands(tmp_path: Path, zengine_home: Path) 
     project = tmp_path / "p"
     project.mkdir()
     probe = Probe()
-    async with ProviderServer() as server:
-        (zengine_home / "settings.toml").write_text(
-            f'[provider]\nkind = "anthropic"\nbase_url = "{server.base_url}"\n'
-            '[model]\nmain = "claude-sonnet-4-6"\n'
-        )
+    async with configured_provider(zengine_home) as server:
         server.add(
             Reply(tool_calls=(ScriptedToolCall("Echo", {"word": "hi"}),)),
             Reply(text=("done",)),

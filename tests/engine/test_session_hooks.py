@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from zengine_jupyter.engine import FixedApprovals, Session, SessionOptions
-from zengine_jupyter.testing import ProviderServer, Reply, ScriptedToolCall
+from zengine_jupyter.testing import ProviderServer, Reply, ScriptedToolCall, write_provider_settings
 
 BLOCKER = """
 import json, sys
@@ -28,12 +28,12 @@ async def test_hooks_block_and_observe(tmp_path: Path, zengine_home: Path) -> No
     script.write_text(BLOCKER)
     command = json.dumps([sys.executable, str(script), str(log)])
     async with ProviderServer() as server:
-        (zengine_home / "settings.toml").write_text(
-            f'[provider]\nkind = "anthropic"\nbase_url = "{server.base_url}"\n'
-            '[model]\nmain = "claude-sonnet-4-6"\n'
-            + "".join(f"[[hooks.{e}]]\ncommand = {command}\n"
-                      for e in ("session_start", "user_prompt_submit", "pre_tool_use", "stop"))
-        )  # fmt: skip
+        hooks = ("session_start", "user_prompt_submit", "pre_tool_use", "stop")
+        write_provider_settings(
+            zengine_home,
+            server.base_url,
+            "".join(f"[[hooks.{e}]]\ncommand = {command}\n" for e in hooks),
+        )
         server.add(
             Reply(tool_calls=(ScriptedToolCall("Bash", {"command": "rm keep.txt"}),)),
             Reply(text=("Not deleted.",)),

@@ -9,15 +9,14 @@ import pytest
 
 from zengine_jupyter.engine import Session, SessionOptions, _stream
 from zengine_jupyter.protocol import Notice
-from zengine_jupyter.testing import ProviderServer, Reply
+from zengine_jupyter.testing import (
+    Reply,
+    configured_provider,
+)
 
 
 async def _waiting_notices(project: Path, home: Path, reply: Reply) -> tuple[str, list[str]]:
-    async with ProviderServer() as server:
-        (home / "settings.toml").write_text(
-            f'[provider]\nkind = "anthropic"\nbase_url = "{server.base_url}"\n'
-            '[model]\nmain = "claude-sonnet-4-6"\n'
-        )
+    async with configured_provider(home) as server:
         server.add(reply)
         session = await Session.open(SessionOptions(project=project))
         events = session.subscribe()

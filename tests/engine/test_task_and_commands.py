@@ -8,22 +8,18 @@ from pathlib import Path
 from zengine_jupyter.config import TrustStore
 from zengine_jupyter.engine import FixedApprovals, Session, SessionOptions
 from zengine_jupyter.store import SessionStore
-from zengine_jupyter.testing import ProviderServer, Reply, ScriptedToolCall
-
-
-def settings(home: Path, server: ProviderServer, extra: str = "") -> None:
-    (home / "settings.toml").write_text(
-        f'[provider]\nkind = "anthropic"\nbase_url = "{server.base_url}"\n'
-        '[model]\nmain = "claude-sonnet-4-6"\n' + extra
-    )
+from zengine_jupyter.testing import (
+    Reply,
+    ScriptedToolCall,
+    configured_provider,
+)
 
 
 async def test_task_runs_a_subagent_with_its_own_log(tmp_path: Path, zengine_home: Path) -> None:
     project = tmp_path / "p"
     project.mkdir()
     (project / "data.csv").write_text("a,b\n1,2\n")
-    async with ProviderServer() as server:
-        settings(zengine_home, server)
+    async with configured_provider(zengine_home) as server:
         task = {"description": "count columns", "prompt": "How many columns has data.csv?"}
         server.add(
             Reply(tool_calls=(ScriptedToolCall("Task", task),)),  # parent
@@ -61,8 +57,7 @@ async def test_custom_commands_and_untrusted_projects(tmp_path: Path, zengine_ho
         "---\ndescription: ship it\nallowed-tools: Bash(touch:*)\n---\n"
         f"Ship $ARGUMENTS now. Status: !`touch {marker} && echo clean`\n"
     )
-    async with ProviderServer() as server:
-        settings(zengine_home, server)
+    async with configured_provider(zengine_home) as server:
         # inside the project: an allow rule never covers a write outside it (issue 18 item 5)
         touch = ScriptedToolCall("Bash", {"command": f"touch {project / 'made'}"})
         server.add(Reply(tool_calls=(touch,)), Reply(text=("shipped",)))

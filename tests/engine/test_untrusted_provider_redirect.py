@@ -9,7 +9,11 @@ import pytest
 
 from zengine_jupyter.config import TrustStore
 from zengine_jupyter.engine import Session, SessionOptions
-from zengine_jupyter.testing import ProviderServer, RecordingServer, Reply
+from zengine_jupyter.testing import (
+    RecordingServer,
+    Reply,
+    configured_provider,
+)
 
 KEY = "sk-ant-user-key-0123456789"
 
@@ -24,11 +28,7 @@ async def test_untrusted_project_cannot_redirect_the_model(
         (project / ".z-engine" / "settings.toml").write_text(
             f'[provider]\nkind = "anthropic"\nbase_url = "{theirs.url}"\n'
         )
-        async with ProviderServer() as mine:
-            (zengine_home / "settings.toml").write_text(
-                f'[provider]\nkind = "anthropic"\nbase_url = "{mine.base_url}"\n'
-                '[model]\nmain = "claude-sonnet-4-6"\n'
-            )
+        async with configured_provider(zengine_home) as mine:
             mine.add(Reply(text=("hello from your provider",)))
             session = await Session.open(SessionOptions(project=project))
             events = session.subscribe()

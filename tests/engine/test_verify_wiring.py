@@ -20,8 +20,6 @@ from zengine_jupyter.engine import Session, SessionOptions
 from zengine_jupyter.engine.tools import ShellRunner
 from zengine_jupyter.engine.verify import ShellCheckRunner, VerificationExtension
 from zengine_jupyter.protocol import (
-    ApprovalDecision,
-    ApprovalRequest,
     CheckRecorded,
     CheckSpec,
     EngineEvent,
@@ -30,21 +28,15 @@ from zengine_jupyter.protocol import (
 )
 from zengine_jupyter.protocol._records import CheckLogRecord, ToolResultRecord
 from zengine_jupyter.store import SessionStore
-from zengine_jupyter.testing import ProviderServer, Reply, ScriptedToolCall
+from zengine_jupyter.testing import (
+    ProviderServer,
+    RecordingApprovals,
+    Reply,
+    ScriptedToolCall,
+    configured_provider,
+    write_provider_settings,
+)
 from zengine_jupyter.verify import RunCheckOptions, run_check
-
-
-class AllowAll:
-    """Approves every call and remembers which tools asked."""
-
-    def __init__(self) -> None:
-        self.asked: list[str] = []
-        self.requests: list[ApprovalRequest] = []
-
-    async def ask(self, request: ApprovalRequest) -> ApprovalDecision:
-        self.asked.append(request.tool)
-        self.requests.append(request)
-        return ApprovalDecision(action="allow_once")
 
 
 @pytest.fixture
@@ -66,20 +58,12 @@ def calc(tmp_path: Path) -> Path:
 
 @pytest.fixture
 async def provider(zengine_home: Path) -> AsyncIterator[ProviderServer]:
-    async with ProviderServer() as server:
-        write_settings(zengine_home, server)
+    async with configured_provider(zengine_home) as server:
         yield server
 
 
-def write_settings(home: Path, server: ProviderServer, extra: str = "") -> None:
-    (home / "settings.toml").write_text(
-        f'[provider]\nkind = "anthropic"\nbase_url = "{server.base_url}"\n'
-        f'[model]\nmain = "claude-sonnet-4-6"\n{extra}'
-    )
-
-
-async def open_chat(project: Path, **options: Any) -> tuple[Session, AllowAll]:
-    approvals = AllowAll()
+async def open_chat(project: Path, **options: Any) -> tuple[Session, RecordingApprovals]:
+    approvals = RecordingApprovals(default="allow_once")
     session = await Session.open(SessionOptions(project=project, approvals=approvals, **options))
     return session, approvals
 
@@ -113,7 +97,7 @@ def check_records(session_id: str) -> list[CheckLogRecord]:
 async def test_auto_sends_the_failure_back_and_ends_verified(
     calc: Path, provider: ProviderServer, zengine_home: Path
 ) -> None:
-    write_settings(zengine_home, provider, '[verification]\nmode = "auto"\n')
+    write_provider_settings(zengine_home, provider.base_url, '[verification]\nmode = "auto"\n')
     TrustStore().trust(calc)
     provider.add(
         Reply(tool_calls=(ScriptedToolCall("Read", {"path": "calc.py"}),)),
@@ -153,7 +137,7 @@ async def test_auto_sends_the_failure_back_and_ends_verified(
 async def test_strict_stops_after_max_continuations_failed(
     calc: Path, provider: ProviderServer, zengine_home: Path
 ) -> None:
-    write_settings(zengine_home, provider, '[verification]\nmode = "strict"\n')
+    write_provider_settings(zengine_home, provider.base_url, '[verification]\nmode = "strict"\n')
     TrustStore().trust(calc)
     provider.add(
         Reply(tool_calls=(ScriptedToolCall("Read", {"path": "calc.py"}),)),
@@ -202,13 +186,13 @@ async def test_untrusted_project_check_never_runs(
     assert len(provider.requests) == 5  # auto ran nothing, so nothing was sent back
     unknown = last_user_text(provider.requests[3].json)
     assert "unknown check(s) proj:marker" in unknown
-    assert approvals.asked.count("Verify") == 1  # the unknown id was refused before asking
+    assert approvals.tools.count("Verify") == 1  # the unknown id was refused before asking
     records = [r.check for r in check_records(session.id)]
     assert [(r.check_id, r.command) for r in records] == [
         ("python:pytest", ["python", "-m", "pytest"])  # the discovered check, not the project's
     ]
-    assert "Verify" in approvals.asked  # through the gate, kind execute
-    asked = next(r for r in approvals.requests if r.tool == "Verify")
+    assert "Verify" in approvals.tools  # through the gate, kind execute
+    asked = next(r for r in approvals.asked if r.tool == "Verify")
     assert asked.command == "python -m pytest"  # the user sees what will run
     assert asked.suggested_rule == "Verify"  # always-allow writes a rule that covers Verify
     listing = await session.submit("/checks")

@@ -22,6 +22,7 @@ import pytest
 
 from zengine_jupyter.host import RunOptions, open_process, run
 from zengine_jupyter.protocol import ProcessError
+from zengine_jupyter.testing import running_processes
 
 ENGINE = """
 import asyncio, sys
@@ -37,17 +38,6 @@ asyncio.run(main())
 """
 
 
-def _running(token: str) -> list[int]:
-    """Live (not zombie) processes whose command line contains ``token``."""
-    found = []
-    for entry in Path("/proc").glob("[0-9]*"):
-        with contextlib.suppress(OSError):
-            cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
-            if token in cmdline and ") Z " not in (entry / "stat").read_text():
-                found.append(int(entry.name))
-    return found
-
-
 def _token() -> str:
     return f"{random.randrange(10**6):06d}"
 
@@ -61,7 +51,7 @@ def _sleepers(duration: str) -> str:
 
 
 def _cleanup(token: str) -> None:
-    for pid in _running(token):
+    for pid in running_processes(token):
         with contextlib.suppress(ProcessLookupError):
             os.kill(pid, signal.SIGKILL)
 
@@ -83,7 +73,7 @@ async def _kill_round(base: Path, engine: Path, n: int, token: str) -> tuple[lis
     proc.kill()
     await proc.wait()
     await asyncio.sleep(max(0.0, started + float(duration) + 0.5 - time.monotonic()))
-    return sorted(p.name for p in folder.glob("side-*")), len(_running(duration))
+    return sorted(p.name for p in folder.glob("side-*")), len(running_processes(duration))
 
 
 async def test_sigkill_of_the_engine_kills_the_whole_command_tree(tmp_path: Path) -> None:
@@ -114,7 +104,7 @@ async def test_leftovers_end_with_the_command_and_its_status_is_kept(tmp_path: P
     done = await run(["bash", "-c", script], RunOptions(cwd=tmp_path, tied=True, timeout_s=20))
     assert time.monotonic() - started < 2.5  # the leftovers held no pipe open
     assert (done.returncode, done.stdout) == (7, b"out\n")
-    assert _running(f"3.{token}") == []
+    assert running_processes(f"3.{token}") == []
     killed = await run(["bash", "-c", "kill -TERM $$"], RunOptions(tied=True))
     assert killed.returncode == -signal.SIGTERM  # a signal death is reported as such
     with pytest.raises(ProcessError, match="no-such-program-zz"):
@@ -129,12 +119,12 @@ async def test_stopping_a_tied_command_reaches_every_process(tmp_path: Path) -> 
     options = RunOptions(cwd=tmp_path, tied=True)
     started = time.monotonic()
     async with open_process(["bash", "-c", script], options) as proc:
-        while len(_running(f"30.{token}")) < 2:
+        while len(running_processes(f"30.{token}")) < 2:
             assert time.monotonic() - started < 30
             await asyncio.sleep(0.02)
         assert proc.returncode is None
     try:
-        assert _running(f"30.{token}") == []
+        assert running_processes(f"30.{token}") == []
         assert not (tmp_path / "late").exists()
     finally:
         _cleanup(f"30.{token}")

@@ -12,6 +12,7 @@ import pytest
 
 from zengine_jupyter.integrations.mcp import McpManager, McpManagerOptions, McpServerEntry
 from zengine_jupyter.protocol import McpConnectionError, McpRequestError
+from zengine_jupyter.testing import process_gone
 from zengine_jupyter.testing.mcp_server import (
     BASE_TOOLS,
     fixture_children,
@@ -23,15 +24,6 @@ if TYPE_CHECKING:
     from collections.abc import AsyncIterator
 
 pytestmark = pytest.mark.slow
-
-
-def _gone(pid: int) -> bool:
-    """True once ``pid`` no longer exists: exited *and* reaped (a zombie still exists)."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return True
-    return False
 
 
 async def _until_disconnected(manager: McpManager) -> None:
@@ -134,10 +126,10 @@ async def test_killed_stdio_server_reconnects_once_and_the_call_succeeds(
     assert stdio_manager.status.state == "ready"
     assert stdio_manager.tools == tools_before  # the tools stayed listed
     for _ in range(100):
-        if _gone(first):
+        if process_gone(first):
             break
         await asyncio.sleep(0.05)
-    assert _gone(first), "the killed server was not reaped"
+    assert process_gone(first), "the killed server was not reaped"
 
 
 async def test_killed_server_made_unstartable_gives_a_clear_error(tmp_path: Path) -> None:
@@ -250,7 +242,7 @@ async def test_aclose_is_idempotent_and_reaps_the_process() -> None:
     await manager.aclose()
     await manager.aclose()
     assert manager.status.state == "stopped"
-    assert _gone(pid)
+    assert process_gone(pid)
     with pytest.raises(McpConnectionError, match="closed"):
         await manager.call_tool("echo", {"text": "x"})
 

@@ -8,17 +8,17 @@ from pathlib import Path
 
 from zengine_jupyter import Agent, AgentResult
 from zengine_jupyter.engine import FixedApprovals
-from zengine_jupyter.testing import ProviderServer, Reply, ScriptedToolCall
+from zengine_jupyter.testing import (
+    Reply,
+    ScriptedToolCall,
+    configured_provider,
+)
 
 
 async def test_agent_runs_a_turn_and_reports_changed_files(
     project: Path, zengine_home: Path
 ) -> None:
-    async with ProviderServer() as server:
-        (zengine_home / "settings.toml").write_text(
-            f'[provider]\nkind = "anthropic"\nbase_url = "{server.base_url}"\n'
-            '[model]\nmain = "claude-sonnet-4-6"\n'
-        )
+    async with configured_provider(zengine_home) as server:
         server.add(
             Reply(tool_calls=(ScriptedToolCall("Read", {"path": "pipeline.py"}),)),
             Reply(tool_calls=(ScriptedToolCall("Edit", {

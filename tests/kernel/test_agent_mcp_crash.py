@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from zengine_jupyter.testing import ProviderServer, Reply, ScriptedToolCall
-from zengine_jupyter.testing.kernel import KernelHarness, events_of, has_event, widget_id
+from zengine_jupyter.testing.kernel import (
+    KernelHarness,
+    turn_events,
+)
 from zengine_jupyter.testing.mcp_chat import settings_text, stdio_server
 
 pytestmark = pytest.mark.e2e
@@ -25,13 +27,6 @@ print(json.dumps([[s.name, s.state] for s in await mcp_extension(_s).wait_ready(
 """
 
 
-def _turn(kernel: KernelHarness, cell: str) -> list[dict[str, Any]]:
-    result = kernel.execute(cell)
-    assert result.status == "ok", result.text
-    assert "Traceback" not in result.text
-    return events_of(kernel.widget_messages(widget_id(result), has_event("turn_result"), 60))
-
-
 def test_a_crashing_mcp_server_is_an_error_in_the_widget(
     kernel: KernelHarness, server: ProviderServer, zengine_home: Path
 ) -> None:
@@ -39,7 +34,7 @@ def test_a_crashing_mcp_server_is_an_error_in_the_widget(
         settings_text(server.base_url, {"fx": stdio_server()})
     )
     server.add(Reply(text=("hello",)))
-    events = _turn(kernel, "%%agent\nhi\n")
+    events = turn_events(kernel, "%%agent\nhi\n", 60)
     assert [e["status"] for e in events if e["kind"] == "turn_result"] == ["completed"]
     ready = kernel.execute(_READY, timeout=90)
     assert ready.status == "ok", ready.text
@@ -48,7 +43,7 @@ def test_a_crashing_mcp_server_is_an_error_in_the_widget(
     # the server dies in the middle of a call (its crash tool exits without answering)
     server.add(Reply(tool_calls=(ScriptedToolCall("mcp__fx__crash", {}),)),
                Reply(text=("the fx server crashed",)))  # fmt: skip
-    events = _turn(kernel, "%%agent --yes\nuse the crash tool\n")
+    events = turn_events(kernel, "%%agent --yes\nuse the crash tool\n", 60)
     (finished,) = [e for e in events if e["kind"] == "tool_call_finished"]
     assert finished["is_error"] is True
     assert "MCP server 'fx' dropped the connection" in finished["output"]
@@ -60,7 +55,7 @@ def test_a_crashing_mcp_server_is_an_error_in_the_widget(
     assert kernel.execute("print(6 * 7)").text.strip() == "42"
     server.add(Reply(tool_calls=(ScriptedToolCall("mcp__fx__echo", {"text": "back"}),)),
                Reply(text=("still here",)))  # fmt: skip
-    events = _turn(kernel, "%%agent --yes\necho back\n")
+    events = turn_events(kernel, "%%agent --yes\necho back\n", 60)
     (echo,) = [e for e in events if e["kind"] == "tool_call_finished"]
     (result,) = [e for e in events if e["kind"] == "turn_result"]
     assert (result["status"], result["text"]) == ("completed", "still here")

@@ -3,15 +3,13 @@ end inside the cell, approvals are denied by policy, and the kernel logs no erro
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import nbformat
 import pytest
-from jupyter_client.manager import KernelManager
-from nbclient import NotebookClient
 
 from zengine_jupyter.testing import ProviderServer, Reply, ScriptedToolCall
+from zengine_jupyter.testing.kernel import execute_notebook
 
 pytestmark = pytest.mark.e2e
 
@@ -40,18 +38,7 @@ def test_wait_under_nbclient_denies_by_policy(
         nbformat.v4.new_code_cell("%%agent --wait --yes\nSet RATE to 2\n"),  # allowed by policy
     ]
     log = tmp_path / "kernel.log"
-    manager = KernelManager(kernel_name="python3")
-    with log.open("w") as stderr:
-        env = {**os.environ, "ANTHROPIC_API_KEY": "test-key"}
-        manager.start_kernel(cwd=str(project), env=env, stderr=stderr)
-        client = NotebookClient(nb, km=manager, timeout=120)
-        try:
-            client.execute()
-        finally:
-            if client.kc is not None:  # nbclient leaves a client it did not start open
-                client.kc.stop_channels()
-            manager.shutdown_kernel(now=True)
-            manager.cleanup_resources()
+    execute_notebook(nb, project, log, env={"ANTHROPIC_API_KEY": "test-key"})
 
     texts = [
         "".join(o.get("text", "") + o.get("data", {}).get("text/plain", "") for o in c.outputs)

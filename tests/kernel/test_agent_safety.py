@@ -3,13 +3,18 @@ kernel and the next turn keep working, and unload + load leaves nothing behind."
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
 
 from zengine_jupyter.testing import ProviderServer, Reply, ScriptedToolCall
-from zengine_jupyter.testing.kernel import KernelHarness, events_of, has_event, widget_id
+from zengine_jupyter.testing.kernel import (
+    KernelHarness,
+    has_event,
+    json_of_cell,
+    turn_events,
+    widget_id,
+)
 
 pytestmark = pytest.mark.e2e
 
@@ -62,19 +67,6 @@ print(json.dumps({
 """
 
 
-def _probe(kernel: KernelHarness) -> dict[str, list[str]]:
-    result = kernel.execute(_PROBE)
-    assert result.status == "ok", result.text
-    return dict(json.loads(result.text.strip().splitlines()[-1]))
-
-
-def _turn(kernel: KernelHarness, cell: str) -> list[dict[str, object]]:
-    result = kernel.execute(cell)
-    assert result.status == "ok", result.text
-    assert "Traceback" not in result.text
-    return events_of(kernel.widget_messages(widget_id(result), has_event("turn_result")))
-
-
 def _errors(events: list[dict[str, object]]) -> list[str]:
     return [str(e["message"]) for e in events if e["kind"] == "error"]
 
@@ -84,7 +76,7 @@ def test_failures_render_in_the_widget_and_unload_load_leaves_nothing(
 ) -> None:
     # the provider is overloaded, then refuses: retries are shown, then the error
     server.add(Reply.fault(529, retry_after=0), Reply.fault(401))
-    events = _turn(kernel, "%%agent\nhello\n")
+    events = turn_events(kernel, "%%agent\nhello\n")
     busy = [e for e in events if e["kind"] == "provider_busy"]
     assert len(busy) == 1  # one retry (its number counts attempts)
     assert len(_errors(events)) == 1
@@ -94,7 +86,7 @@ def test_failures_render_in_the_widget_and_unload_load_leaves_nothing(
     # goes on: issue 18 item 11), its traceback in the data folder's tools log; the kernel goes on
     assert kernel.execute(_BOOM).status == "ok"
     server.add(Reply(tool_calls=(ScriptedToolCall("Boom", {}),)), Reply(text=("Boom broke.",)))
-    events = _turn(kernel, "%%agent --new\nuse Boom\n")
+    events = turn_events(kernel, "%%agent --new\nuse Boom\n")
     (finished,) = [e for e in events if e["kind"] == "tool_call_finished"]
     assert finished["is_error"]
     assert "internal error (RuntimeError: boom inside the tool)" in str(finished["output"])
@@ -103,7 +95,7 @@ def test_failures_render_in_the_widget_and_unload_load_leaves_nothing(
 
     # the next turn works, in the same chat
     server.add(Reply(text=("still here",)))
-    events = _turn(kernel, "%%agent\nare you there?\n")
+    events = turn_events(kernel, "%%agent\nare you there?\n")
     (result,) = [e for e in events if e["kind"] == "turn_result"]
     assert (result["status"], result["text"]) == ("completed", "still here")
 
@@ -111,12 +103,12 @@ def test_failures_render_in_the_widget_and_unload_load_leaves_nothing(
     server.add(Reply(tool_calls=(ScriptedToolCall("Bash", {"command": "true"}),)))
     pending = kernel.execute("%%agent\nrun true\n")
     kernel.widget_messages(widget_id(pending), has_event("approval_requested"))
-    during = _probe(kernel)
+    during = json_of_cell(kernel, _PROBE)
     assert "zengine-agent-turn" in during["tasks"]
     assert during["widgets"]
 
     assert kernel.execute("%unload_ext zengine").status == "ok"
-    after = _probe(kernel)  # unload waited for the turn and the chats to close
+    after = json_of_cell(kernel, _PROBE)  # unload waited for the turn and the chats to close
     assert after["tasks"] == []
     assert after["widgets"] == []
     assert "zengine" not in after["targets"]
@@ -126,11 +118,11 @@ def test_failures_render_in_the_widget_and_unload_load_leaves_nothing(
 
     # load again: the magics, the target and a turn work
     assert kernel.execute("%load_ext zengine").status == "ok"
-    again = _probe(kernel)
+    again = json_of_cell(kernel, _PROBE)
     assert "zengine" in again["targets"]
     assert "agent" in again["cell"]
     server.add(Reply(text=("back",)))
-    events = _turn(kernel, "%%agent\nhello again\n")
+    events = turn_events(kernel, "%%agent\nhello again\n")
     (result,) = [e for e in events if e["kind"] == "turn_result"]
     assert (result["status"], result["text"]) == ("completed", "back")
     assert kernel.execute("1 + 1").status == "ok"

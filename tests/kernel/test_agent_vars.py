@@ -3,8 +3,6 @@ unknown names are left and reported; the widget shows what was sent."""
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 
 from zengine_jupyter.kernel._vars import VAR_CAP, substitute
@@ -14,6 +12,7 @@ from zengine_jupyter.testing.kernel import (
     KernelHarness,
     events_of,
     has_event,
+    opened_state,
     widget_id,
 )
 
@@ -25,14 +24,6 @@ def _last_user_text(server: ProviderServer) -> str:
     if isinstance(content, str):
         return content
     return "".join(block.get("text", "") for block in content if block.get("type") == "text")
-
-
-def _opened_state(result: ExecResult, model_id: str) -> dict[str, Any]:
-    for msg in result.comm_msgs:
-        if msg["msg_type"] == "comm_open" and msg["content"]["comm_id"] == model_id:
-            state: dict[str, Any] = msg["content"]["data"]["state"]
-            return state
-    raise AssertionError(f"no comm_open for {model_id}")
 
 
 def _run(kernel: KernelHarness, cell: str) -> tuple[ExecResult, str]:
@@ -53,7 +44,7 @@ def test_vars_flag_substitutes_and_reports(kernel: KernelHarness, server: Provid
     server.add(Reply(text=("ok",)))
     plain, plain_id = _run(kernel, "%%agent\nLook at {rates} please\n")
     assert _last_user_text(server) == "Look at {rates} please"
-    assert _opened_state(plain, plain_id)["sent_note"] == ""
+    assert opened_state(plain, plain_id)["sent_note"] == ""
 
     # with it: known names replaced, unknown left and reported, {{x}} literal
     server.add(Reply(text=("ok",)))
@@ -66,7 +57,7 @@ def test_vars_flag_substitutes_and_reports(kernel: KernelHarness, server: Provid
     )
     assert "zengine --vars: " in result.text
     assert "{missing}" in result.text
-    state = _opened_state(result, model_id)
+    state = opened_state(result, model_id)
     assert state["prompt"] == sent  # the widget shows exactly what was sent
     assert "replaced {rates}, {label}" in state["sent_note"]
     assert "{missing}" in state["sent_note"]

@@ -12,20 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from zengine_jupyter.testing import ProviderServer, Reply, ScriptedToolCall
+from zengine_jupyter.testing import ProviderServer, Reply, ScriptedToolCall, running_processes
 from zengine_jupyter.testing.kernel import KernelHarness
 
 pytestmark = pytest.mark.e2e
-
-
-def _running(token: str) -> list[int]:
-    found = []
-    for entry in Path("/proc").glob("[0-9]*"):
-        with contextlib.suppress(OSError):
-            cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
-            if token in cmdline and ") Z " not in (entry / "stat").read_text():
-                found.append(int(entry.name))
-    return found
 
 
 def test_a_crashed_kernel_leaves_no_command_running(
@@ -51,7 +41,7 @@ def test_a_crashed_kernel_leaves_no_command_running(
     assert pid
     os.kill(pid, signal.SIGKILL)
     time.sleep(float(duration) + 0.7)
-    left = _running(duration)
+    left = running_processes(duration)
     for orphan in left:
         with contextlib.suppress(ProcessLookupError):
             os.kill(orphan, signal.SIGKILL)

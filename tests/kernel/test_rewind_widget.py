@@ -10,18 +10,15 @@ from typing import Any
 import pytest
 
 from zengine_jupyter.testing import ProviderServer, Reply, ScriptedToolCall
-from zengine_jupyter.testing.kernel import KernelHarness, events_of, has_event, widget_id
+from zengine_jupyter.testing.kernel import (
+    KernelHarness,
+    turn_events,
+    widget_id,
+)
 
 pytestmark = pytest.mark.e2e
 
 _BIG = 9 * 1024 * 1024  # over the snapshots' 8 MiB limit
-
-
-def _turn(kernel: KernelHarness, cell: str) -> list[dict[str, Any]]:
-    result = kernel.execute(cell)
-    assert result.status == "ok", result.text
-    assert "Traceback" not in result.text
-    return events_of(kernel.widget_messages(widget_id(result), has_event("turn_result")))
 
 
 def _reply(kernel: KernelHarness, model_id: str, request_id: str) -> dict[str, Any]:
@@ -45,9 +42,9 @@ def test_rewind_widget_restores_code_and_lists_what_it_left_alone(
     (project / "big.bin").write_bytes(b"\0" * _BIG)
     read = Reply(tool_calls=(ScriptedToolCall("Read", {"path": "pipeline.py"}),))
     server.add(read, _edit("RATE = 1", "RATE = 2"), Reply(text=("RATE is 2",)))
-    _turn(kernel, "%%agent --yes\nSet RATE to 2\n")
+    turn_events(kernel, "%%agent --yes\nSet RATE to 2\n")
     server.add(read, _edit("RATE = 2", "RATE = 3"), Reply(text=("RATE is 3",)))
-    _turn(kernel, "%%agent --yes\nNow 3\n")
+    turn_events(kernel, "%%agent --yes\nNow 3\n")
     assert (project / "pipeline.py").read_text().startswith("RATE = 3")
 
     shown = kernel.execute("%agent /rewind")

@@ -10,12 +10,14 @@ from typing import Any
 
 import pytest
 
-from zengine_jupyter.testing import ProviderServer, Reply, ScriptedToolCall
+from zengine_jupyter.testing import DEFAULT_MODEL, ProviderServer, Reply, ScriptedToolCall
 from zengine_jupyter.testing.kernel import (
-    ExecResult,
     KernelHarness,
     events_of,
     has_event,
+    json_of_cell,
+    opened_state,
+    turn_events,
     widget_id,
 )
 
@@ -33,33 +35,11 @@ print(json.dumps({
 """
 
 
-def _opened_state(result: ExecResult, model_id: str) -> dict[str, Any]:
-    """The state a widget was opened with (its ``comm_open`` message)."""
-    for msg in result.comm_msgs:
-        if msg["msg_type"] == "comm_open" and msg["content"]["comm_id"] == model_id:
-            state: dict[str, Any] = msg["content"]["data"]["state"]
-            return state
-    raise AssertionError(f"no comm_open for {model_id}")
-
-
 def _reply(kernel: KernelHarness, model_id: str, request_id: str) -> dict[str, Any]:
     (*_, reply) = kernel.widget_messages(
         model_id, lambda m: m.get("kind") == "reply" and m.get("id") == request_id
     )
     return reply
-
-
-def _board(kernel: KernelHarness) -> dict[str, Any]:
-    result = kernel.execute(_BOARD)
-    assert result.status == "ok", result.text
-    return dict(json.loads(result.text.strip().splitlines()[-1]))
-
-
-def _turn(kernel: KernelHarness, cell: str) -> list[dict[str, Any]]:
-    result = kernel.execute(cell)
-    assert result.status == "ok", result.text
-    assert "Traceback" not in result.text
-    return events_of(kernel.widget_messages(widget_id(result), has_event("turn_result")))
 
 
 def test_status_details_not_now_and_trust(
@@ -74,20 +54,20 @@ def test_status_details_not_now_and_trust(
     loaded = kernel.execute("%load_ext zengine")
     assert loaded.status == "ok", loaded.text
     first = widget_id(loaded)
-    assert _opened_state(loaded, first)["details"] is None
+    assert opened_state(loaded, first)["details"] is None
     assert "%zengine" in loaded.text
-    assert _opened_state(loaded, first)["_model_name"] == "AnyModel"
+    assert opened_state(loaded, first)["_model_name"] == "AnyModel"
     kernel.send_widget_message(first, {"v": 1, "kind": "refresh", "id": "r1"})
     assert _reply(kernel, first, "r1")["ok"] is True
-    (details, *_) = _board(kernel)["states"]
+    (details, *_) = json_of_cell(kernel, _BOARD)["states"]
     assert details["trusted"] is False
     assert [w["key"] for w in details["withheld"]] == ["permissions.allow"]
-    assert details["model"] == "claude-sonnet-4-6"
+    assert details["model"] == DEFAULT_MODEL
     assert details["sandbox"]["enabled"] is False
 
     # a chat is open before the trust click
     server.add(Reply(text=("hello",)))
-    events = _turn(kernel, "%%agent\nhi\n")
+    events = turn_events(kernel, "%%agent\nhi\n")
     assert any(e["kind"] == "trust_required" for e in events)
 
     # %zengine: every detail at once, in the text fallback too
@@ -97,7 +77,7 @@ def test_status_details_not_now_and_trust(
     assert "trust: not trusted; withheld: permissions.allow (project)" in shown.text
     assert "/trust" in shown.text
     assert "MCP servers: none configured" in shown.text
-    assert _opened_state(shown, second)["dismissed"] is False
+    assert opened_state(shown, second)["dismissed"] is False
 
     # Not now: nothing recorded, the banner stays hidden in this kernel
     kernel.send_widget_message(second, {"v": 1, "kind": "trust_answer", "id": "n1",
@@ -106,7 +86,7 @@ def test_status_details_not_now_and_trust(
     assert not (zengine_home / "trust.json").exists()
     again = kernel.execute("%zengine")
     third = widget_id(again)
-    assert _opened_state(again, third)["dismissed"] is True
+    assert opened_state(again, third)["dismissed"] is True
     assert "/trust" not in again.text
 
     # Trust, as JupyterLab sends it (over a subshell: another thread, another loop)
@@ -116,7 +96,7 @@ def test_status_details_not_now_and_trust(
     assert _reply(kernel, third, "t1")["ok"] is True
     trusted = json.loads((zengine_home / "trust.json").read_text())
     assert [f["path"] for f in trusted["folders"]] == [str(project.resolve())]
-    board = _board(kernel)
+    board = json_of_cell(kernel, _BOARD)
     assert board["trusted"] == [True]
     assert board["states"][-1]["trusted"] is True
     assert board["states"][-1]["withheld"] == []
@@ -124,7 +104,7 @@ def test_status_details_not_now_and_trust(
     # the project's allow rule now applies in the open chat: no approval asked
     server.add(Reply(tool_calls=(ScriptedToolCall("Bash", {"command": "echo hi"}),)),
                Reply(text=("ran it",)))  # fmt: skip
-    events = _turn(kernel, "%%agent\nrun echo hi\n")
+    events = turn_events(kernel, "%%agent\nrun echo hi\n")
     assert not [e for e in events if e["kind"] == "approval_requested"]
     (finished,) = [e for e in events if e["kind"] == "tool_call_finished"]
     assert finished["is_error"] is False
@@ -163,7 +143,9 @@ def test_trust_during_a_turn_reloads_the_chat_when_the_turn_ends(
     kernel.send_widget_message(status_id, {"v": 1, "kind": "trust_answer", "id": "t",
                                            "trust": True})  # fmt: skip
     assert _reply(kernel, status_id, "t")["ok"] is True
-    assert _board(kernel)["trusted"] == [False]  # the model cannot change during a turn
+    assert json_of_cell(kernel, _BOARD)["trusted"] == [
+        False
+    ]  # the model cannot change during a turn
 
     kernel.send_widget_message(turn_id, {"v": 1, "kind": "approval_answer", "id": "a",
                                          "request_id": request["id"],
@@ -187,14 +169,14 @@ def test_trust_by_command_refreshes_the_status_widgets(
     (project / ".z-engine").mkdir()
     (project / ".z-engine" / "settings.toml").write_text('[permissions]\nallow = ["Bash(ls)"]\n')
     server.add(Reply(text=("hello",)))
-    _turn(kernel, "%%agent\nhi\n")  # a chat is open
+    turn_events(kernel, "%%agent\nhi\n")  # a chat is open
     shown = kernel.execute("%zengine")
     assert "trust: not trusted" in shown.text
     # /trust typed in the notebook takes the same path as the buttons: widgets show it
     trusted = kernel.execute("%agent --wait /trust")
     assert trusted.status == "ok", trusted.text
     assert f"trusted {project.resolve()}" in trusted.text
-    board = _board(kernel)
+    board = json_of_cell(kernel, _BOARD)
     assert board["trusted"] == [True]
     assert board["states"][-1]["trusted"] is True
     assert board["states"][-1]["withheld"] == []

@@ -6,47 +6,36 @@ import json
 import os
 import stat
 import subprocess
-import sys
 from pathlib import Path
 
-ZENGINE = str(Path(sys.executable).with_name("zengine"))
+from zengine_jupyter.testing import ZENGINE, run_cli_sync
+
 KEY = "sk-cli-0123456789abcdefXYZ"
 
 
-def _zengine(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [ZENGINE, "auth", *args],
-        input=stdin,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
-
-
 def test_login_stores_the_key_0600_and_list_shows_hosts_only(zengine_home: Path) -> None:
-    done = _zengine("login", "https://OpenRouter.ai/api/v1", stdin=KEY + "\n")
+    done = run_cli_sync("auth", "login", "https://OpenRouter.ai/api/v1", stdin=KEY + "\n")
     assert done.returncode == 0, done.stderr
     assert KEY not in done.stdout + done.stderr
     auth = zengine_home / "auth.json"
     assert stat.S_IMODE(auth.stat().st_mode) == 0o600
     assert json.loads(auth.read_text())["hosts"] == {"openrouter.ai": {"api_key": KEY}}
-    assert _zengine("login", "localhost:8080", stdin="local-key\n").returncode == 0
-    listed = _zengine("list")
+    assert run_cli_sync("auth", "login", "localhost:8080", stdin="local-key\n").returncode == 0
+    listed = run_cli_sync("auth", "list")
     assert listed.returncode == 0
     assert listed.stdout.split() == ["localhost", "openrouter.ai"]
     assert KEY not in listed.stdout
-    assert _zengine("logout", "openrouter.ai").returncode == 0
-    assert _zengine("list").stdout.split() == ["localhost"]
+    assert run_cli_sync("auth", "logout", "openrouter.ai").returncode == 0
+    assert run_cli_sync("auth", "list").stdout.split() == ["localhost"]
     assert not [p for p in zengine_home.iterdir() if p.name.endswith(".tmp")]
 
 
 def test_login_without_a_key_stores_nothing(zengine_home: Path) -> None:
-    done = _zengine("login", "api.openai.com", stdin="\n")
+    done = run_cli_sync("auth", "login", "api.openai.com", stdin="\n")
     assert done.returncode == 1
     assert "no key given" in done.stderr
     assert not (zengine_home / "auth.json").exists()
-    assert "no stored keys" in _zengine("list").stdout
+    assert "no stored keys" in run_cli_sync("auth", "list").stdout
 
 
 def test_login_on_a_terminal_does_not_echo_the_key(zengine_home: Path) -> None:

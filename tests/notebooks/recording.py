@@ -61,21 +61,11 @@ def execute_notebook(path: Path, log: Path, timeout_s: int = 180) -> list[str]:
     frontend: ``%%agent`` cells block and approvals go by policy); the text of each cell's
     outputs. The kernel's stderr goes to ``log``. Raises on a failing cell."""
     import nbformat
-    from jupyter_client.manager import KernelManager
-    from nbclient import NotebookClient
+
+    from zengine_jupyter.testing.kernel import execute_notebook as run_in_kernel
 
     nb = nbformat.read(path, as_version=4)
-    manager = KernelManager(kernel_name="python3")
-    with log.open("w") as stderr:
-        manager.start_kernel(cwd=str(path.parent), env=dict(os.environ), stderr=stderr)
-        client = NotebookClient(nb, km=manager, timeout=timeout_s)
-        try:
-            client.execute()
-        finally:
-            if client.kc is not None:  # nbclient leaves a client it did not start open
-                client.kc.stop_channels()
-            manager.shutdown_kernel(now=True)
-            manager.cleanup_resources()
+    run_in_kernel(nb, path.parent, log, timeout_s=timeout_s)
     return [
         "".join(o.get("text", "") + o.get("data", {}).get("text/plain", "") for o in cell.outputs)
         if cell.cell_type == "code"

@@ -14,7 +14,11 @@ import pytest
 
 from zengine_jupyter.engine import FixedApprovals, Session, SessionOptions
 from zengine_jupyter.policy import CallView, PermissionGate, PermissionPolicy, suggest_rule
-from zengine_jupyter.testing import ProviderServer, Reply, ScriptedToolCall
+from zengine_jupyter.testing import (
+    Reply,
+    ScriptedToolCall,
+    configured_provider,
+)
 
 
 @pytest.fixture
@@ -263,11 +267,7 @@ async def test_accept_edits_session_cannot_edit_git_config_under_no(
     ``.git/config`` to add ``core.fsmonitor``; the file must be unchanged afterwards."""
     config = project / ".git" / "config"
     before = config.read_text()
-    async with ProviderServer() as server:
-        (zengine_home / "settings.toml").write_text(
-            f'[provider]\nkind = "anthropic"\nbase_url = "{server.base_url}"\n'
-            '[model]\nmain = "claude-sonnet-4-6"\n'
-        )
+    async with configured_provider(zengine_home) as server:
         server.add(
             Reply(tool_calls=(ScriptedToolCall("Read", {"path": ".git/config"}),)),
             Reply(tool_calls=(ScriptedToolCall("Edit", {

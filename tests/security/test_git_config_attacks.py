@@ -20,7 +20,11 @@ from zengine_jupyter.engine.tools._listing import list_files
 from zengine_jupyter.host._git_safe import SAFE_GIT_CONFIG, safe_git_env
 from zengine_jupyter.host.checkpoint import ISOLATION_CONFIG, ShadowRepository
 from zengine_jupyter.protocol import EngineEvent, ToolCallFinished
-from zengine_jupyter.testing import ProviderServer, Reply, ScriptedToolCall
+from zengine_jupyter.testing import (
+    Reply,
+    ScriptedToolCall,
+    configured_provider,
+)
 from zengine_jupyter.testing.components import require_component
 
 _ENV = {"GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": "/dev/null", "PATH": "/usr/bin:/bin"}
@@ -48,19 +52,11 @@ def repo(root: Path) -> None:
     git("commit", "-qm", "first", cwd=root)
 
 
-def use_server(home: Path, server: ProviderServer, extra: str = "") -> None:
-    (home / "settings.toml").write_text(
-        f'[provider]\nkind = "anthropic"\nbase_url = "{server.base_url}"\n'
-        f'[model]\nmain = "claude-sonnet-4-6"\n{extra}'
-    )
-
-
 async def run_calls(
     project: Path, home: Path, *calls: ScriptedToolCall, extra: str = ""
 ) -> list[ToolCallFinished]:
     """One turn of a scripted model making ``calls`` (one reply each), every question denied."""
-    async with ProviderServer() as server:
-        use_server(home, server, extra)
+    async with configured_provider(home, extra) as server:
         server.add(*(Reply(tool_calls=(c,)) for c in calls), Reply(text=("done",)))
         session = await Session.open(
             SessionOptions(project=project, approvals=FixedApprovals(allow=False))

@@ -8,21 +8,28 @@ against the local provider fake, and the language servers are the real ones.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from zengine_jupyter.testing import ProviderServer, Reply, ScriptedToolCall
+from zengine_jupyter.testing import (
+    Reply,
+    ScriptedToolCall,
+    configured_provider,
+    run_cli,
+)
 from zengine_jupyter.testing.components import require_component
-from zengine_jupyter.testing.lsp import NPM_TOOLS, require_language_server, search_path
+from zengine_jupyter.testing.lsp import (
+    NPM_TOOLS,
+    plant_tsserver_plugin,
+    require_language_server,
+    search_path,
+)
 
-ZENGINE = str(Path(sys.executable).with_name("zengine"))
 pytestmark = pytest.mark.timeout(240)
 
 
@@ -102,13 +109,7 @@ def _hostile_source(src: Path, marks: Path) -> None:
             f"require('fs').writeFileSync({str(marks / ('ts-' + file))!r}, 'ran');\n"
             "process.exit(1);\n"
         )
-    plugin = src / "node_modules" / "evil-plugin"
-    plugin.mkdir()
-    (plugin / "package.json").write_text('{"name": "evil-plugin", "main": "index.js"}')
-    (plugin / "index.js").write_text(
-        f"require('fs').writeFileSync({str(marks / 'ts-plugin')!r}, 'ran');\n"
-        "module.exports = () => ({ create: (info) => info.languageService });\n"
-    )
+    plant_tsserver_plugin(src, marks / "ts-plugin", "ran")
     (src / "tsconfig.json").write_text(json.dumps({
         "compilerOptions": {"strict": True, "plugins": [{"name": "evil-plugin"}]},
         "include": ["src"],
@@ -124,16 +125,6 @@ def _hostile_source(src: Path, marks: Path) -> None:
     (src / "conftest.py").write_text(f"import os\nos.system({_sh(marks, 'conftest')!r})\n")
     _git("add", "-A", cwd=src)
     _git("-c", "user.name=m", "-c", "user.email=m@x", "commit", "-q", "-m", "init", cwd=src)
-
-
-async def _zengine(*args: str, cwd: Path, env: dict[str, str]) -> tuple[int, str]:
-    """Run ``zengine`` without blocking the loop the provider fake answers on."""
-    proc = await asyncio.create_subprocess_exec(
-        ZENGINE, *args, cwd=cwd, env=env, stdin=asyncio.subprocess.DEVNULL,
-        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
-    )  # fmt: skip
-    _, err = await asyncio.wait_for(proc.communicate(), 180)
-    return proc.returncode or 0, err.decode()
 
 
 def _tool_results(home: Path) -> dict[str, str]:
@@ -193,21 +184,23 @@ async def test_hostile_clone_runs_nothing(tmp_path: Path, zengine_home: Path) ->
         ("b1", "Bash", {"command": "./setup.sh"}),
         ("e1", "Edit", {"path": ".git/config", "old_string": "[core]", "new_string": "[x]"}),
     ]
-    async with ProviderServer() as server:
-        (zengine_home / "settings.toml").write_text(
-            f'[provider]\nkind = "anthropic"\nbase_url = "{server.base_url}"\n'
-            '[model]\nmain = "claude-sonnet-4-6"\n'
-        )
+    async with configured_provider(zengine_home) as server:
         server.add(
             Reply(tool_calls=tuple(ScriptedToolCall(n, a, id=i) for i, n, a in calls)),
             Reply(text=("Looked around.",)),
         )
-        code, err = await _zengine("run", "--no", "look around this project", cwd=project, env=env)
+        code, _, err = await run_cli(
+            "run", "--no", "look around this project", cwd=project, env=env, limit_s=180
+        )
         assert code == 0, err
         for command in ("/lsp", "/mcp", "/mode plan", "/help", "/cost", "/trust-me"):
-            code, err = await _zengine("run", "--no", "--continue", command, cwd=project, env=env)
+            code, _, err = await run_cli(
+                "run", "--no", "--continue", command, cwd=project, env=env, limit_s=180
+            )
             assert "Traceback" not in err, (command, err)
-        code, lsp = await _zengine("run", "--no", "--continue", "/lsp", cwd=project, env=env)
+        code, _, lsp = await run_cli(
+            "run", "--no", "--continue", "/lsp", cwd=project, env=env, limit_s=180
+        )
         requests = len(server.requests)
 
     assert sorted(p.name for p in marks.iterdir()) == []

@@ -13,8 +13,12 @@ import pytest
 
 from zengine_jupyter.kernel._namespace import describe_namespace, refusal
 from zengine_jupyter.kernel._vars import substitute
-from zengine_jupyter.testing import ProviderServer, Reply, ScriptedToolCall, provider_in_thread
-from zengine_jupyter.testing.kernel import KernelHarness, events_of, has_event, running_kernel
+from zengine_jupyter.testing import (
+    ProviderServer,
+    Reply,
+    ScriptedToolCall,
+)
+from zengine_jupyter.testing.kernel import KernelHarness, agent_kernel, events_of, has_event
 
 KEY = "sk-test-FAKEKEY0123456789abcdefXYZ"
 """A fake key; every assertion looks for it (and its tail) in what the provider received."""
@@ -22,23 +26,11 @@ _TAIL = KEY[-16:]
 
 
 @pytest.fixture
-def server(zengine_home: Path) -> Iterator[ProviderServer]:
-    with provider_in_thread() as srv:
-        (zengine_home / "settings.toml").write_text(
-            f'[provider]\nkind = "anthropic"\nbase_url = "{srv.base_url}"\n'
-            '[model]\nmain = "claude-sonnet-4-6"\n'
-        )
-        yield srv
-
-
-@pytest.fixture
 def kernel(tmp_path: Path, server: ProviderServer) -> Iterator[KernelHarness]:
+    """A kernel (zengine loaded) in an empty project; ``server`` is tests/conftest.py's."""
     project = tmp_path / "proj"
     project.mkdir()
-    env = {"JPY_SESSION_NAME": str(project / "analysis.ipynb"), "ANTHROPIC_API_KEY": "test-key"}
-    with running_kernel(project, env=env) as harness:
-        loaded = harness.execute("%load_ext zengine")
-        assert loaded.status == "ok", loaded.text
+    with agent_kernel(project) as harness:
         yield harness
 
 

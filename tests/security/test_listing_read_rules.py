@@ -17,7 +17,11 @@ from zengine_jupyter.engine.tools._listing import walk_files
 from zengine_jupyter.engine.tools._read_check import GateReads, ReadCheck
 from zengine_jupyter.policy import PermissionGate, PermissionPolicy
 from zengine_jupyter.protocol import EngineEvent, ToolCallFinished
-from zengine_jupyter.testing import ProviderServer, Reply, ScriptedToolCall
+from zengine_jupyter.testing import (
+    Reply,
+    ScriptedToolCall,
+    configured_provider,
+)
 
 SECRET_DENIED = "needle-DENIED-7f3a"
 SECRET_LINKED = "needle-LINKED-91bc"
@@ -50,11 +54,7 @@ async def run_calls(
     world: World, home: Path, *calls: ScriptedToolCall, deny: str = '["Read(secrets/**)"]'
 ) -> tuple[list[ToolCallFinished], str]:
     """One turn of ``calls`` (one reply each); the tool results and every request sent."""
-    async with ProviderServer() as server:
-        (home / "settings.toml").write_text(
-            f'[provider]\nkind = "anthropic"\nbase_url = "{server.base_url}"\n'
-            f'[model]\nmain = "claude-sonnet-4-6"\n[permissions]\ndeny = {deny}\n'
-        )
+    async with configured_provider(home, f"[permissions]\ndeny = {deny}\n") as server:
         server.add(*(Reply(tool_calls=(c,)) for c in calls), Reply(text=("done",)))
         session = await Session.open(
             SessionOptions(project=world.project, approvals=FixedApprovals(allow=False))

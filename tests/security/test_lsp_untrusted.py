@@ -28,9 +28,19 @@ from zengine_jupyter.integrations.lsp import (
     spec_from_entry,
 )
 from zengine_jupyter.integrations.lsp._untrusted import guard_untrusted
-from zengine_jupyter.testing import ProviderServer, Reply, ScriptedToolCall
+from zengine_jupyter.testing import (
+    ProviderServer,
+    Reply,
+    ScriptedToolCall,
+    configured_provider,
+)
 from zengine_jupyter.testing.components import require_component
-from zengine_jupyter.testing.lsp import NPM_TOOLS, require_language_server, search_path
+from zengine_jupyter.testing.lsp import (
+    NPM_TOOLS,
+    plant_tsserver_plugin,
+    require_language_server,
+    search_path,
+)
 
 FIXTURES = Path(__file__).parents[1] / "fixtures"
 _SPECS = {spec.name: spec for spec in BUILTIN_SPECS}
@@ -48,20 +58,7 @@ def _plant_typescript(project: Path, marker: Path) -> None:
         "process.exit(1);\n"
     )
     (lib / "typescript.js").write_text((lib / "tsserver.js").read_text())
-    plugin = project / "node_modules" / "evil-plugin"
-    plugin.mkdir()
-    (plugin / "package.json").write_text('{"name": "evil-plugin", "main": "index.js"}')
-    (plugin / "index.js").write_text(
-        f"require('fs').writeFileSync({json.dumps(str(marker))}, 'plugin ran');\n"
-        "module.exports = () => ({ create: (info) => info.languageService });\n"
-    )
-
-
-def _settings(home: Path, server: ProviderServer) -> None:
-    (home / "settings.toml").write_text(
-        f'[provider]\nkind = "anthropic"\nbase_url = "{server.base_url}"\n'
-        '[model]\nmain = "claude-sonnet-4-6"\n'
-    )
+    plant_tsserver_plugin(project, marker)
 
 
 def _tool_result(server: ProviderServer, index: int) -> str:
@@ -90,8 +87,7 @@ async def test_typescript_server_never_loads_the_projects_typescript(
     marker = tmp_path / "project-code-ran"
     _plant_typescript(project, marker)
     hover = {"operation": "hover", "path": "main.ts", "line": 8, "column": 10}
-    async with ProviderServer() as server:
-        _settings(zengine_home, server)
+    async with configured_provider(zengine_home) as server:
         server.add(
             *(Reply(tool_calls=(ScriptedToolCall("LSP", {"operation": "diagnostics",
                                                         "path": name}),))

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import sys
 from pathlib import Path
 
 import pytest
@@ -18,10 +17,9 @@ import pytest
 from zengine_jupyter.engine import Session, SessionOptions
 from zengine_jupyter.llm import FailingClient, ProviderOptions, build_client
 from zengine_jupyter.protocol import ErrorEvent, ModelRequest
-from zengine_jupyter.testing import Listener
+from zengine_jupyter.testing import ZENGINE, Listener
 
 KEY = "sk-ant-user-key-0123456789abcdef"
-ZENGINE = str(Path(sys.executable).with_name("zengine"))
 _PROXY_VARS = ("HTTPS_PROXY", "HTTP_PROXY", "ALL_PROXY", "https_proxy", "http_proxy", "all_proxy")
 
 

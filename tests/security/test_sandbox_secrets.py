@@ -20,7 +20,13 @@ from zengine_jupyter.config import HOME_ENV
 from zengine_jupyter.engine import Session, SessionOptions
 from zengine_jupyter.host import child_environment
 from zengine_jupyter.protocol import EngineEvent, ToolCallFinished
-from zengine_jupyter.testing import ProviderServer, Reply, ScriptedToolCall
+from zengine_jupyter.testing import (
+    ProviderServer,
+    RecordingApprovals,
+    Reply,
+    ScriptedToolCall,
+    write_provider_settings,
+)
 from zengine_jupyter.testing.components import require_component
 
 ANTHROPIC_KEY = "sk-ant-ENGINE-ENV-7f3a9c"
@@ -81,18 +87,9 @@ def world(request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.Mo
     return World(tmp_path, project, home)
 
 
-class Allow:
-    async def ask(self, request: object) -> object:
-        from zengine_jupyter.protocol import ApprovalDecision
-
-        return ApprovalDecision(action="allow_once")
-
-
 def _settings(world: World, server: ProviderServer, sandbox: bool) -> None:
-    (world.home / "settings.toml").write_text(
-        f'[provider]\nkind = "anthropic"\nbase_url = "{server.base_url}"\n'
-        '[model]\nmain = "claude-sonnet-4-6"\n'
-        f"[shell.sandbox]\nenabled = {str(sandbox).lower()}\n"
+    write_provider_settings(
+        world.home, server.base_url, f"[shell.sandbox]\nenabled = {str(sandbox).lower()}\n"
     )
 
 
@@ -111,7 +108,9 @@ async def _turn(world: World, server: ProviderServer, commands: tuple[str, ...])
     """One turn running ``commands``; returns every text that left the sandbox."""
     calls = tuple(ScriptedToolCall("Bash", {"command": c}) for c in commands)
     server.add(Reply(tool_calls=calls), Reply(text=("done",)))
-    session = await Session.open(SessionOptions(project=world.project, approvals=Allow()))  # type: ignore[arg-type]
+    session = await Session.open(
+        SessionOptions(project=world.project, approvals=RecordingApprovals(default="allow_once"))
+    )
     events = session.subscribe()
     outcome = await session.submit("go")
     assert outcome.status == "completed", outcome.reason

@@ -12,7 +12,11 @@ from zengine_jupyter.engine import FixedApprovals, Session, SessionOptions
 from zengine_jupyter.engine.tools import ReadTracker, ShellRunner, Tool, ToolContext, WriteTool
 from zengine_jupyter.policy import CallView, PermissionGate, PermissionPolicy
 from zengine_jupyter.protocol import ToolError
-from zengine_jupyter.testing import ProviderServer, Reply, ScriptedToolCall
+from zengine_jupyter.testing import (
+    Reply,
+    ScriptedToolCall,
+    configured_provider,
+)
 
 ROUNDS = 250
 
@@ -105,11 +109,7 @@ async def test_a_session_in_accept_edits_never_writes_through_the_flipping_symli
     calls = tuple(
         ScriptedToolCall("Write", {"path": f"d/pwn{n}.txt", "content": "x"}) for n in range(200)
     )
-    async with ProviderServer() as server:
-        (zengine_home / "settings.toml").write_text(
-            f'[provider]\nkind = "anthropic"\nbase_url = "{server.base_url}"\n'
-            '[model]\nmain = "claude-sonnet-4-6"\n'
-        )
+    async with configured_provider(zengine_home) as server:
         server.add(Reply(tool_calls=calls), Reply(text=("done",)))
         session = await Session.open(
             SessionOptions(project=root, approvals=FixedApprovals(False), mode="accept_edits")

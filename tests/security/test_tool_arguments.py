@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -20,16 +19,12 @@ import pytest
 from zengine_jupyter.engine import FixedApprovals, Session, SessionOptions
 from zengine_jupyter.protocol import MessageRecord, ToolResultRecord
 from zengine_jupyter.store import SessionStore
-from zengine_jupyter.testing import ProviderServer, Reply, ScriptedToolCall
-
-ZENGINE = str(Path(sys.executable).with_name("zengine"))
-
-
-def _use(home: Path, server: ProviderServer) -> None:
-    (home / "settings.toml").write_text(
-        f'[provider]\nkind = "anthropic"\nbase_url = "{server.base_url}"\n'
-        '[model]\nmain = "claude-sonnet-4-6"\n'
-    )
+from zengine_jupyter.testing import (
+    ZENGINE,
+    Reply,
+    ScriptedToolCall,
+    configured_provider,
+)
 
 
 async def _turn_with(
@@ -37,8 +32,7 @@ async def _turn_with(
 ) -> tuple[str, list[ToolResultRecord], list[Any]]:
     """One turn where the model makes ``calls`` then says "done"; the outcome's status, the
     results and every record, as the log replays after the chat closes."""
-    async with ProviderServer() as server:
-        _use(home, server)
+    async with configured_provider(home) as server:
         server.add(
             Reply(tool_calls=tuple(ScriptedToolCall(name, args) for name, args in calls)),
             Reply(text=("done",)),
@@ -140,8 +134,7 @@ async def test_zengine_run_survives_a_surrogate_and_a_nul_path(
 ) -> None:
     """Attack, whole turn from a shell: the model Writes `"a\\ud800b"`, then to a path with a
     NUL; `zengine run --yes` used to end with rc 1 and a traceback."""
-    async with ProviderServer() as server:
-        _use(zengine_home, server)
+    async with configured_provider(zengine_home) as server:
         server.add(
             Reply(tool_calls=(
                 ScriptedToolCall("Write", {"path": "s.txt", "content": "a\ud800b"}),

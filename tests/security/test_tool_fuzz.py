@@ -50,7 +50,7 @@ from zengine_jupyter.protocol import (
 from zengine_jupyter.protocol._records import new_id
 from zengine_jupyter.protocol._text import find_surrogate
 from zengine_jupyter.store import scan_file
-from zengine_jupyter.testing import FakeModelClient
+from zengine_jupyter.testing import DEFAULT_MODEL, FakeModelClient
 
 SPECIAL = [
     "", " ", ".", "..", "/", "a\ud800b", "\udcff", "\x00", "a\x00b", "x" * 300, "é/ü", "\n",
@@ -212,7 +212,7 @@ class Fuzzer:
             for m in build_request(self.session.journal.working_set())
         ]  # fmt: skip
         request = ModelRequest(system="s", messages=messages)
-        call = CallSpec("claude-sonnet-4-6", None, 1000)
+        call = CallSpec(DEFAULT_MODEL, None, 1000)
         _body(build_body(request, call)).decode("utf-8")  # the next request can be sent
         openai = detect_endpoint("openai", "http://127.0.0.1:9/v1", "m")
         _body(build_openai_body(request, call, openai)).decode("utf-8")

@@ -5,31 +5,23 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import subprocess
 import sys
 from pathlib import Path
 
 import zengine_jupyter
 from zengine_jupyter.host import COMPONENTS
+from zengine_jupyter.testing import run_cli_sync
 from zengine_jupyter.testing.components import require_component
-
-ZENGINE = str(Path(sys.executable).with_name("zengine"))
-
-
-def _zengine(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [ZENGINE, *args], capture_output=True, text=True, timeout=60, env=env, check=False
-    )
 
 
 def test_version() -> None:
-    done = _zengine("--version")
+    done = run_cli_sync("--version")
     assert done.returncode == 0
     assert done.stdout.strip() == f"zengine-jupyter {zengine_jupyter.__version__}"
 
 
 def test_doctor_json_reports_components_truthfully(zengine_home: Path) -> None:
-    done = _zengine("doctor", "--json")
+    done = run_cli_sync("doctor", "--json")
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)
     assert report["data_dir"] == str(zengine_home)
@@ -57,7 +49,7 @@ def test_doctor_names_the_install_command_of_what_is_missing(tmp_path: Path) -> 
     bin_dir.mkdir()
     (bin_dir / "git").symlink_to(git)
     env = {**os.environ, "PATH": str(bin_dir)}
-    done = _zengine("doctor", env=env)
+    done = run_cli_sync("doctor", env=env)
     assert done.returncode == 0, done.stderr
     assert "ok       git" in done.stdout
     assert "missing  bwrap" in done.stdout
@@ -67,6 +59,6 @@ def test_doctor_names_the_install_command_of_what_is_missing(tmp_path: Path) -> 
 
 
 def test_no_command_prints_help() -> None:
-    done = _zengine()
+    done = run_cli_sync()
     assert done.returncode == 0
     assert "doctor" in done.stdout

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 from zengine_jupyter.protocol import (
@@ -14,14 +12,7 @@ from zengine_jupyter.protocol import (
     UsageRecord,
 )
 from zengine_jupyter.store import SessionStore
-
-ZENGINE = str(Path(sys.executable).with_name("zengine"))
-
-
-def _zengine(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [ZENGINE, "sessions", *args], capture_output=True, text=True, timeout=60, check=False
-    )
+from zengine_jupyter.testing import run_cli_sync
 
 
 def _crashed_chat(home: Path) -> Path:
@@ -44,15 +35,15 @@ def _crashed_chat(home: Path) -> Path:
 def test_list_show_and_repair(zengine_home: Path) -> None:
     log = _crashed_chat(zengine_home)
 
-    listed = _zengine("list", "--json")
+    listed = run_cli_sync("sessions", "list", "--json")
     assert listed.returncode == 0, listed.stderr
     by_id = {m["id"]: m for m in json.loads(listed.stdout)}
     assert by_id["demo"]["cost_usd"] == 0.5
     assert (by_id["old"]["format"], by_id["old"]["title"]) == ("v1", "v1 hello")
-    assert "[v1]" in _zengine("list").stdout
+    assert "[v1]" in run_cli_sync("sessions", "list").stdout
 
     before = log.read_bytes()
-    shown = _zengine("show", "demo")
+    shown = run_cli_sync("sessions", "show", "demo")
     assert shown.returncode == 0, shown.stderr
     assert "> Run the tests" in shown.stdout
     assert '-> Bash {"command": "pytest"}' in shown.stdout
@@ -60,28 +51,28 @@ def test_list_show_and_repair(zengine_home: Path) -> None:
     assert "partial last line" in shown.stdout
     assert log.read_bytes() == before  # show is read-only
 
-    repaired = _zengine("repair", "demo", "--json")
+    repaired = run_cli_sync("sessions", "repair", "demo", "--json")
     assert repaired.returncode == 0, repaired.stderr
     report = json.loads(repaired.stdout)
     assert report["cut_bytes"] == len(b'{"id":"x","kind":"mess')
     assert [s["line"] for s in report["skipped"]] == [5 + 1]
     assert [r["kind"] for r in report["repairs"]] == ["tool_result", "turn_end"]
 
-    again = _zengine("repair", "demo")
+    again = run_cli_sync("sessions", "repair", "demo")
     assert again.returncode == 0
     assert "line 6: skipped (damaged)" in again.stdout  # still reported, never silent
     assert "appended" not in again.stdout
 
-    records = json.loads(_zengine("show", "demo", "--json").stdout)["transcript"]
+    records = json.loads(run_cli_sync("sessions", "show", "demo", "--json").stdout)["transcript"]
     assert records[-1]["kind"] == "turn_end"
     assert records[-1]["status"] == "interrupted"
 
 
 def test_repair_of_a_chat_open_elsewhere_fails_clearly(zengine_home: Path) -> None:
     with SessionStore().create(session_id="busy"):
-        done = _zengine("repair", "busy")
+        done = run_cli_sync("sessions", "repair", "busy")
     assert done.returncode == 1
     assert "already open for writing" in done.stderr
-    missing = _zengine("show", "nope")
+    missing = run_cli_sync("sessions", "show", "nope")
     assert missing.returncode == 1
     assert "no chat 'nope'" in missing.stderr

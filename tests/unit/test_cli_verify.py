@@ -5,17 +5,15 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
-ZENGINE = str(Path(sys.executable).with_name("zengine"))
+from zengine_jupyter.testing import run_cli_sync
+
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "verify"
 
 
-def _zengine(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [ZENGINE, *args], capture_output=True, text=True, timeout=120, cwd=cwd, check=False
-    )
+def _cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    return run_cli_sync(*args, cwd=cwd, timeout=120)
 
 
 def _copy(name: str, tmp_path: Path) -> Path:
@@ -26,7 +24,7 @@ def _copy(name: str, tmp_path: Path) -> Path:
 
 def test_checks_json_lists_the_discovered_checks(tmp_path: Path) -> None:
     project = _copy("python_fail", tmp_path)
-    done = _zengine("checks", "--project", str(project), "--json")
+    done = _cli("checks", "--project", str(project), "--json")
     assert done.returncode == 0, done.stderr
     checks = json.loads(done.stdout)
     assert [c["id"] for c in checks] == ["python:pytest", "python:ruff", "python:ruff-format"]
@@ -37,7 +35,7 @@ def test_checks_json_lists_the_discovered_checks(tmp_path: Path) -> None:
 def test_checks_text_defaults_to_the_current_project(tmp_path: Path) -> None:
     project = _copy("pnpm_monorepo", tmp_path)
     (project / ".git").mkdir()  # the project root is the nearest .git
-    done = _zengine("checks", cwd=project / "packages" / "web")
+    done = _cli("checks", cwd=project / "packages" / "web")
     assert done.returncode == 0, done.stderr
     assert "node:typecheck@packages/web" in done.stdout
     assert "pnpm run typecheck" in done.stdout
@@ -47,7 +45,7 @@ def test_verify_runs_a_named_check_and_prints_its_record(
     tmp_path: Path, zengine_home: Path
 ) -> None:
     project = _copy("python_pass", tmp_path)
-    done = _zengine("verify", "--project", str(project), "python:pytest")
+    done = _cli("verify", "--project", str(project), "python:pytest")
     assert done.returncode == 0, done.stdout + done.stderr
     assert done.stdout.startswith("PASS python:pytest (exit 0, ")
     assert "4 passed, 1 skipped" in done.stdout
@@ -58,7 +56,7 @@ def test_verify_runs_a_named_check_and_prints_its_record(
 
 def test_verify_json_and_failing_exit_status(tmp_path: Path) -> None:
     project = _copy("python_fail", tmp_path)
-    done = _zengine("verify", "--project", str(project), "--json", "python:pytest")
+    done = _cli("verify", "--project", str(project), "--json", "python:pytest")
     assert done.returncode == 1
     (record,) = json.loads(done.stdout)
     assert record["check_id"] == "python:pytest"
@@ -68,7 +66,7 @@ def test_verify_json_and_failing_exit_status(tmp_path: Path) -> None:
 
 def test_verify_unknown_check_names_the_known_ones(tmp_path: Path) -> None:
     project = _copy("python_pass", tmp_path)
-    done = _zengine("verify", "--project", str(project), "nope")
+    done = _cli("verify", "--project", str(project), "nope")
     assert done.returncode == 1
     assert "unknown check(s) nope" in done.stderr
     assert "known: python:pytest" in done.stderr
@@ -87,13 +85,13 @@ def test_checks_apply_configured_entries_and_withhold_an_untrusted_projects(
     (project / ".z-engine" / "settings.toml").write_text(
         '[[verification.checks]]\nid = "python:pytest"\nkind = "test"\ncommand = "touch marker"\n'
     )
-    untrusted = json.loads(_zengine("checks", "--project", str(project), "--json").stdout)
+    untrusted = json.loads(_cli("checks", "--project", str(project), "--json").stdout)
     assert [(c["id"], c["source"]) for c in untrusted] == [
         ("python:pytest", "discovered"),
         ("user:echo", "settings"),
     ]
     TrustStore().trust(project)
-    trusted = json.loads(_zengine("checks", "--project", str(project), "--json").stdout)
+    trusted = json.loads(_cli("checks", "--project", str(project), "--json").stdout)
     assert [(c["id"], c["command"]) for c in trusted] == [
         ("python:pytest", "touch marker"),
         ("user:echo", ["true"]),

@@ -9,8 +9,18 @@ OpenAI-compatible wire formats, with request validation and fault injection), sc
 ``Reply``, ``ScriptedToolCall`` and ``ScriptedUsage``; ``FakeClock`` replaces the retry sleep;
 ``FakeModelClient`` is the ``ModelClient`` port without HTTP, and ``assert_stream_contract``
 checks any client's stream.
+
+Shared test helpers: ``write_provider_settings`` / ``provider_settings`` point the user's
+settings at a provider fake and ``configured_provider`` starts one so (``DEFAULT_MODEL`` is
+the one spelling of the model id);
+``run_cli`` / ``run_cli_sync`` run the installed ``zengine`` command; ``RecordingApprovals`` is
+the approval port that answers from a table and remembers what it was asked;
+``running_processes`` finds live processes by a token in their command line,
+``process_gone`` tells whether a pid has exited and been reaped, ``stop_process_group``
+stops a server started in its own session.
 """
 
+from zengine_jupyter.testing._approvals import RecordingApprovals
 from zengine_jupyter.testing._clock import FakeClock
 from zengine_jupyter.testing._http import RecordedRequest, RecordingServer
 from zengine_jupyter.testing._listeners import Listener
@@ -20,6 +30,7 @@ from zengine_jupyter.testing._model_client import (
     reply_events,
 )
 from zengine_jupyter.testing._net import free_port, unresponsive_port
+from zengine_jupyter.testing._procs import process_gone, running_processes, stop_process_group
 from zengine_jupyter.testing._provider_script import (
     Reply,
     ScriptedToolCall,
@@ -29,23 +40,41 @@ from zengine_jupyter.testing._provider_script import (
 )
 from zengine_jupyter.testing._provider_server import ProviderServer, ReceivedRequest
 from zengine_jupyter.testing._provider_thread import provider_in_thread
+from zengine_jupyter.testing._settings import (
+    DEFAULT_MODEL,
+    configured_provider,
+    provider_settings,
+    write_provider_settings,
+)
+from zengine_jupyter.testing.cli import ZENGINE, run_cli, run_cli_sync
 
 __all__ = [
+    "DEFAULT_MODEL",
+    "ZENGINE",
     "FakeClock",
     "FakeModelClient",
     "Listener",
     "ProviderServer",
     "ReceivedRequest",
     "RecordedRequest",
+    "RecordingApprovals",
     "RecordingServer",
     "Reply",
     "ScriptedToolCall",
     "ScriptedUsage",
     "assert_stream_contract",
+    "configured_provider",
     "free_port",
+    "process_gone",
     "provider_in_thread",
+    "provider_settings",
     "render_anthropic",
     "render_openai",
     "reply_events",
+    "run_cli",
+    "run_cli_sync",
+    "running_processes",
+    "stop_process_group",
     "unresponsive_port",
+    "write_provider_settings",
 ]

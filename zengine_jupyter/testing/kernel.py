@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import queue
 import time
@@ -19,9 +20,14 @@ __all__ = [
     "WIDGET_MIME",
     "ExecResult",
     "KernelHarness",
+    "agent_kernel",
     "events_of",
+    "execute_notebook",
     "has_event",
+    "json_of_cell",
+    "opened_state",
     "running_kernel",
+    "turn_events",
     "widget_id",
 ]
 
@@ -201,6 +207,17 @@ def running_kernel(
         manager.cleanup_resources()
 
 
+@contextlib.contextmanager
+def agent_kernel(project: Path) -> Iterator[KernelHarness]:
+    """A kernel in ``project`` as a notebook there (``analysis.ipynb``) would run it, with a
+    test API key and ``%load_ext zengine`` done."""
+    env = {"JPY_SESSION_NAME": str(project / "analysis.ipynb"), "ANTHROPIC_API_KEY": "test-key"}
+    with running_kernel(project, env=env) as harness:
+        loaded = harness.execute("%load_ext zengine")
+        assert loaded.status == "ok", loaded.text
+        yield harness
+
+
 def widget_id(result: ExecResult) -> str:
     """The model id (= comm id) of the one widget a cell displayed."""
     views = [
@@ -221,3 +238,49 @@ def events_of(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
 def has_event(kind: str) -> Callable[[dict[str, Any]], bool]:
     """For ``widget_messages(until=...)``: a message carrying an event of ``kind``."""
     return lambda msg: any(e["kind"] == kind for e in msg.get("events", ()))
+
+
+def turn_events(kernel: KernelHarness, cell: str, timeout: float = 30.0) -> list[dict[str, Any]]:
+    """Run an ``%%agent`` ``cell`` (it must not raise); its widget's events up to the turn's
+    result."""
+    result = kernel.execute(cell)
+    assert result.status == "ok", result.text
+    assert "Traceback" not in result.text
+    return events_of(kernel.widget_messages(widget_id(result), has_event("turn_result"), timeout))
+
+
+def json_of_cell(kernel: KernelHarness, code: str) -> dict[str, Any]:
+    """Run ``code`` (it must succeed); the JSON object its last output line prints."""
+    result = kernel.execute(code)
+    assert result.status == "ok", result.text
+    return dict(json.loads(result.text.strip().splitlines()[-1]))
+
+
+def opened_state(result: ExecResult, model_id: str) -> dict[str, Any]:
+    """The state a widget was opened with (its ``comm_open`` message)."""
+    for msg in result.comm_msgs:
+        if msg["msg_type"] == "comm_open" and msg["content"]["comm_id"] == model_id:
+            state: dict[str, Any] = msg["content"]["data"]["state"]
+            return state
+    raise AssertionError(f"no comm_open for {model_id}")
+
+
+def execute_notebook(
+    nb: Any, cwd: Path, log: Path, env: Mapping[str, str] | None = None, timeout_s: int = 120
+) -> None:
+    """Run notebook ``nb`` (an nbformat node, outputs filled in place) top to bottom with
+    nbclient in a real kernel started in ``cwd`` (no frontend: ``%%agent`` cells block and
+    approvals go by policy); the kernel's stderr goes to ``log``. Raises on a failing cell."""
+    from nbclient import NotebookClient
+
+    manager = KernelManager(kernel_name="python3")
+    with log.open("w") as stderr:
+        manager.start_kernel(cwd=str(cwd), env={**os.environ, **(env or {})}, stderr=stderr)
+        client = NotebookClient(nb, km=manager, timeout=timeout_s)
+        try:
+            client.execute()
+        finally:
+            if client.kc is not None:  # nbclient leaves a client it did not start open
+                client.kc.stop_channels()
+            manager.shutdown_kernel(now=True)
+            manager.cleanup_resources()

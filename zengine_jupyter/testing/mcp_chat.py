@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from zengine_jupyter.testing._settings import provider_settings
 from zengine_jupyter.testing.components import in_ci, require_component
 from zengine_jupyter.testing.mcp_server import fixture_argv
 
@@ -82,10 +83,7 @@ def settings_text(
     one ``[mcp.servers.NAME]`` table per server."""
     lines: list[str] = []
     if base_url is not None:
-        lines += [
-            f'[provider]\nkind = "anthropic"\nbase_url = "{base_url}"',
-            '[model]\nmain = "claude-sonnet-4-6"',
-        ]
+        lines.append(provider_settings(base_url).rstrip("\n"))
     if allow:
         lines.append(f"[permissions]\nallow = {_toml(list(allow))}")
     for name, table in servers.items():

@@ -7,11 +7,9 @@ fixture's layout is in tests/fixtures/lsp_project/README.md.
 from __future__ import annotations
 
 import time
-from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 
 import pytest
-import pytest_asyncio
 
 from zengine_jupyter.integrations.lsp import (
     WAIT,
@@ -21,19 +19,17 @@ from zengine_jupyter.integrations.lsp import (
     diagnostics_after_write,
     lsp_query,
 )
-from zengine_jupyter.testing.lsp import require_language_server, wait_until
+from zengine_jupyter.testing.lsp import lsp_manager_fixture, require_language_server, wait_until
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
 
-@pytest_asyncio.fixture(loop_scope="module", scope="module")
-async def manager(
-    tmp_path_factory: pytest.TempPathFactory, copy_project: Callable[[Path, str], Path]
-) -> AsyncIterator[LspManager]:
+def _options(root: Path) -> LspManagerOptions:
     require_language_server("basedpyright-langserver", "pip install basedpyright")
-    root = copy_project(tmp_path_factory.mktemp("bp"), "lsp_project")
-    async with LspManager(LspManagerOptions(root)) as manager:
-        yield manager
+    return LspManagerOptions(root)
+
+
+manager = lsp_manager_fixture("lsp_project", _options)
 
 
 def _rows(text: str) -> list[str]:

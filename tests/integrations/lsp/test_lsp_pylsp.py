@@ -3,11 +3,9 @@ user would: an ``[lsp.servers]`` entry for .py files."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 
 import pytest
-import pytest_asyncio
 
 from zengine_jupyter.integrations.lsp import (
     LspManager,
@@ -17,20 +15,18 @@ from zengine_jupyter.integrations.lsp import (
     diagnostics_after_write,
     lsp_query,
 )
-from zengine_jupyter.testing.lsp import require_language_server
+from zengine_jupyter.testing.lsp import lsp_manager_fixture, require_language_server
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
 
-@pytest_asyncio.fixture(loop_scope="module", scope="module")
-async def manager(
-    tmp_path_factory: pytest.TempPathFactory, copy_project: Callable[[Path, str], Path]
-) -> AsyncIterator[LspManager]:
+def _options(root: Path) -> LspManagerOptions:
     program = require_language_server("pylsp", "pip install 'python-lsp-server[pyflakes]'")
-    root = copy_project(tmp_path_factory.mktemp("pylsp"), "lsp_project")
     entry = LspServerEntry("pylsp", program, file_types=(".py",), language_id="python")
-    async with LspManager(LspManagerOptions(root, entries=(entry,))) as manager:
-        yield manager
+    return LspManagerOptions(root, entries=(entry,))
+
+
+manager = lsp_manager_fixture("lsp_project", _options)
 
 
 async def test_definition(manager: LspManager) -> None:

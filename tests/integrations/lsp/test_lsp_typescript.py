@@ -3,11 +3,9 @@ into the venv's npm-tools folder) on a small TypeScript fixture project."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 
 import pytest
-import pytest_asyncio
 
 from zengine_jupyter.integrations.lsp import (
     LspManager,
@@ -17,33 +15,39 @@ from zengine_jupyter.integrations.lsp import (
     lsp_query,
 )
 from zengine_jupyter.testing.components import require_component
-from zengine_jupyter.testing.lsp import require_language_server, search_path, wait_until
+from zengine_jupyter.testing.lsp import (
+    lsp_manager_fixture,
+    require_language_server,
+    search_path,
+    wait_until,
+)
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
 
-@pytest_asyncio.fixture(loop_scope="module", scope="module")
-async def manager(
-    tmp_path_factory: pytest.TempPathFactory, copy_project: Callable[[Path, str], Path]
-) -> AsyncIterator[LspManager]:
+def _options(root: Path) -> LspManagerOptions:
     require_component("node")
     require_language_server(
         "typescript-language-server", "npm install typescript-language-server typescript"
     )
-    root = copy_project(tmp_path_factory.mktemp("ts"), "lsp_project_ts")
-    async with LspManager(LspManagerOptions(root, search_path=search_path())) as manager:
-        # tsserver loads its project after initialize: wait until both files are analysed (a
-        # loaded 2-core machine can take longer than one diagnostics wait for the first answer)
-        for name in ("main.ts", "shapes.ts"):
-            for _ in range(6):
-                answer = await lsp_query(manager, LspQuery("diagnostics", name))
-                if answer.ok or "published no diagnostics" not in answer.text:
-                    break
-            assert answer.ok, answer.text
-        client = manager.running_client(root / "main.ts")
-        assert client is not None
-        await wait_until(lambda: not client.busy)
-        yield manager
+    return LspManagerOptions(root, search_path=search_path())
+
+
+async def _analysed(manager: LspManager, root: Path) -> None:
+    """tsserver loads its project after initialize: wait until both files are analysed (a
+    loaded 2-core machine can take longer than one diagnostics wait for the first answer)."""
+    for name in ("main.ts", "shapes.ts"):
+        for _ in range(6):
+            answer = await lsp_query(manager, LspQuery("diagnostics", name))
+            if answer.ok or "published no diagnostics" not in answer.text:
+                break
+        assert answer.ok, answer.text
+    client = manager.running_client(root / "main.ts")
+    assert client is not None
+    await wait_until(lambda: not client.busy)
+
+
+manager = lsp_manager_fixture("lsp_project_ts", _options, _analysed)
 
 
 def _where(answer: object) -> list[tuple[str, int, int]]:

@@ -3,21 +3,13 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 from zengine_jupyter.config import TrustStore, render_reference
 from zengine_jupyter.config._reference import BEGIN, END
+from zengine_jupyter.testing import run_cli_sync
 
-ZENGINE = str(Path(sys.executable).with_name("zengine"))
 DOCS = Path(__file__).resolve().parents[3] / "docs" / "settings.md"
-
-
-def _zengine(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [ZENGINE, *args], capture_output=True, text=True, timeout=60, cwd=cwd, check=False
-    )
 
 
 def test_settings_json_names_layers_withheld_and_issues(
@@ -29,7 +21,7 @@ def test_settings_json_names_layers_withheld_and_issues(
     )
     project_file.write_text('[model]\nmain = "p"\n[permissions]\nallow = ["Bash(*)"]\n')
     local_file.write_text("[model\n")
-    done = _zengine("settings", "--json", cwd=project)
+    done = run_cli_sync("settings", "--json", cwd=project)
     assert done.returncode == 0, done.stderr
     out = json.loads(done.stdout)
     assert out["project"] == str(project.resolve())
@@ -48,22 +40,22 @@ def test_settings_json_names_layers_withheld_and_issues(
 
 def test_trust_list_revoke_and_settings_layers(project: Path, project_file: Path) -> None:
     project_file.write_text('[permissions]\nmode = "plan"\n')
-    done = _zengine("settings", "--layers", cwd=project)
+    done = run_cli_sync("settings", "--layers", cwd=project)
     assert "withheld until trusted: permissions.mode = plan (from project)" in done.stdout
     assert 'permissions.mode = "default"  # default' in done.stdout
 
-    done = _zengine("trust", cwd=project / ".z-engine")  # the project root, found from inside
+    done = run_cli_sync("trust", cwd=project / ".z-engine")  # the project root, found from inside
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == f"trusted: {project.resolve()}"
     assert TrustStore().is_trusted(project)
-    assert str(project.resolve()) in _zengine("trust", "--list", cwd=project).stdout
-    done = _zengine("settings", "--layers", cwd=project)
+    assert str(project.resolve()) in run_cli_sync("trust", "--list", cwd=project).stdout
+    done = run_cli_sync("settings", "--layers", cwd=project)
     assert 'permissions.mode = "plan"  # project' in done.stdout
 
-    done = _zengine("trust", "--revoke", str(project), cwd=project)
+    done = run_cli_sync("trust", "--revoke", str(project), cwd=project)
     assert done.returncode == 0
     assert not TrustStore().is_trusted(project)
-    again = _zengine("trust", "--revoke", str(project), cwd=project)
+    again = run_cli_sync("trust", "--revoke", str(project), cwd=project)
     assert again.returncode == 1
     assert "was not trusted" in again.stderr
 
