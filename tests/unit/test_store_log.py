@@ -178,6 +178,21 @@ def test_a_line_without_id_ts_or_timezone_is_damaged_not_defaulted(tmp_path: Pat
     assert [m.title for m in store.list()] == ["ok"]
 
 
+def test_a_turn_start_whose_turn_id_key_is_damaged_is_skipped_not_invented(
+    tmp_path: Path,
+) -> None:
+    """A flipped byte in the ``turn_id`` key left valid JSON; the reader then filled in a new
+    random turn id on every read, so two reads of one log disagreed (found by the fuzz test)."""
+    store = SessionStore(tmp_path)
+    store.create(session_id="c1").close()
+    with (tmp_path / "c1" / "log.jsonl").open("ab") as f:
+        f.write(b'{"id": "t1", "ts": "2026-01-01T00:00:00Z", "kind": "turn_start", ')
+        f.write(b'"tusn_id": "x"}\n')
+    first, second = store.read("c1"), store.read("c1")
+    assert [s.reason for s in first.skipped] == ["damaged"]
+    assert first.state.transcript == second.state.transcript
+
+
 def test_ids_are_never_reused_and_odd_folders_are_not_listed(tmp_path: Path) -> None:
     store = SessionStore(tmp_path)
     store.create(session_id="c1").close()

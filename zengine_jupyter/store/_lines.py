@@ -119,7 +119,25 @@ def _classify(line: bytes, number: int, error: ValidationError) -> UnknownRecord
 
 
 _STAMPED = frozenset({"id", "ts"})
-_MISSING = "id or ts: a record in a log must have both"
+_MISSING = "id, ts or another id: a record in a log must carry every id it was written with"
+_REQUIRED: dict[type, frozenset[str]] = {}
+
+
+def _required(kind: type[LogRecord]) -> frozenset[str]:
+    """``id``, ``ts`` and any other id a record type fills in by default (``turn_id`` of a
+    turn start): read from a log, each must be there, or every read would invent a new one."""
+    found = _REQUIRED.get(kind)
+    if found is None:
+        extra = {
+            name for name, field in kind.model_fields.items()
+            if field.default_factory is not None and name.endswith("_id")
+        }  # fmt: skip
+        found = _REQUIRED[kind] = _STAMPED | extra
+    return found
+
+
+def _stamped(record: LogRecord) -> bool:
+    return record.__pydantic_fields_set__ >= _required(type(record))
 
 
 def validate_line(line: bytes) -> LogRecord:
@@ -135,7 +153,7 @@ def validate_line(line: bytes) -> LogRecord:
         if escaped is None:
             raise
         record = escaped
-    if not record.__pydantic_fields_set__ >= _STAMPED:
+    if not _stamped(record):
         raise ValueError(_MISSING)
     return record
 
@@ -149,7 +167,7 @@ def parse_line(line: bytes, number: int) -> LogRecord | UnknownRecord | SkippedL
         if escaped is None:
             return _classify(line, number, exc)
         record = escaped
-    if not record.__pydantic_fields_set__ >= _STAMPED:
+    if not _stamped(record):
         return SkippedLine(number, "damaged", _MISSING)
     return record
 
@@ -190,12 +208,12 @@ def _scan(data: bytes) -> LogScan:
     skipped: list[SkippedLine] = []
     append = records.append
     validate: Callable[[bytes], LogRecord] = LOG_RECORD.validate_json
-    stamped = _STAMPED.issubset
+    stamped = _stamped
     seen: dict[str, int] = {}
     for number, line in enumerate(lines, 1):
         try:
             record = validate(line)
-            if stamped(record.__pydantic_fields_set__):
+            if stamped(record):
                 first = seen.setdefault(record.id, number)
                 if first == number:
                     append(record)
@@ -205,7 +223,7 @@ def _scan(data: bytes) -> LogScan:
                 skipped.append(SkippedLine(number, "damaged", _MISSING))
         except ValidationError as exc:
             escaped = _escaped(line, exc)
-            if escaped is not None and stamped(escaped.__pydantic_fields_set__):
+            if escaped is not None and stamped(escaped):
                 append(escaped)
                 continue
             outcome = _classify(line, number, exc)
