@@ -37,6 +37,7 @@ from zengine_jupyter.testing import (
     DEFAULT_MODEL,
     ProviderServer,
     Reply,
+    ScriptedToolCall,
     configured_provider,
     write_provider_settings,
 )
@@ -270,6 +271,27 @@ async def test_auto_compact_off_sends_the_long_request_as_it_is(
         for r in SessionStore().read(session.id).state.transcript
         if isinstance(r, CompactionRecord)
     ]
+
+
+async def test_a_failing_summary_is_tried_once_per_turn_and_the_turn_goes_on(
+    project: Path, zengine_home: Path
+) -> None:
+    async with configured_provider(zengine_home, f'fast = "{FAST}"\n') as server:
+        _window(zengine_home, window=3_200)
+        session = await Session.open(SessionOptions(project=project))
+        events = session.subscribe()
+        read = ScriptedToolCall("Read", {"path": "pipeline.py"})
+        long_text = ("The file is short. " * 160,)
+        server.add(Reply(text=long_text, tool_calls=(read,)), Reply.fault(400),
+                   Reply(tool_calls=(read,)), Reply.answer("Done."))  # fmt: skip
+        outcome = await session.submit("Look at the pipeline " * 40)
+        await session.aclose()
+        notices = [e async for e in events if isinstance(e, Notice) and e.topic == "context"]
+    assert outcome.status == "completed", outcome.reason
+    models = [r.json["model"] for r in server.requests]
+    assert models == [DEFAULT_MODEL, FAST, DEFAULT_MODEL, DEFAULT_MODEL]  # one summary attempt
+    assert len(notices) == 1
+    assert notices[0].text.startswith("the conversation could not be compacted")
 
 
 def test_the_estimate_counts_text_tools_and_images() -> None:

@@ -134,8 +134,10 @@ async def _summarise(
 
 
 def _has_history(working: Sequence[WorkingItem]) -> bool:
+    """Whether anything since the last summary is worth summarising: an answer at least (a
+    lone request, the start of a chat, is sent as it is)."""
     rest = working[1:] if working and isinstance(working[0], CompactionRecord) else working
-    return any(isinstance(item, MessageRecord) for item in rest)
+    return any(isinstance(item, MessageRecord) and item.role == "assistant" for item in rest)
 
 
 async def compact(
@@ -212,6 +214,9 @@ class TurnContext:
         self._prompt = prompt
         self._turn_id = turn_id
         self._estimate = 0
+        self._failed = False
+        """A compaction failed this turn: no other automatic attempt (each would cost a
+        request); a context-length error still gets its one."""
 
     async def fit(
         self,
@@ -223,7 +228,7 @@ class TurnContext:
         gauge = self._session.gauge
         await gauge.measure(self._session.client)
         tokens, self._estimate = gauge.count(request)
-        if not gauge.full(tokens):
+        if self._failed or not gauge.full(tokens):
             return request
         reason = f"{tokens:,} of {gauge.window:,} tokens"
         done = await compact(
@@ -235,6 +240,7 @@ class TurnContext:
             on_usage=on_usage,
         )
         if isinstance(done, str):
+            self._failed = True
             self._note(f"the conversation could not be compacted: {done}")
             return request
         request = rebuild()
