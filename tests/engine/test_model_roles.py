@@ -16,6 +16,7 @@ from zengine_jupyter.engine import (
     Session,
     SessionOptions,
 )
+from zengine_jupyter.llm import ProviderClient
 from zengine_jupyter.testing import (
     DEFAULT_MODEL,
     FakeModelClient,
@@ -128,3 +129,20 @@ async def test_a_client_handed_in_serves_every_role_and_names_no_chat(
     assert not session.roles.live
     await session.aclose()
     assert len(fake.requests) == 1  # no title request went to a scripted client
+
+
+async def test_review_has_its_own_client_and_a_model_change_rebuilds_the_roles(
+    project: Path, zengine_home: Path
+) -> None:
+    async with configured_provider(zengine_home, 'review = "claude-review-1"\n'):
+        session = await Session.open(SessionOptions(project=project))
+        review = session.roles.client("review")
+        assert isinstance(review, ProviderClient)
+        assert review.models[0] == "claude-review-1"
+        assert session.roles.client("review") is review  # built once
+        assert session.roles.model("fast") == DEFAULT_MODEL
+        await session.submit("/model claude-other-2")
+        assert session.roles.model("fast") == "claude-other-2"  # fast follows main
+        assert session.roles.client("fast") is session.client
+        assert session.roles.client("review") is not review  # rebuilt for the new settings
+        await session.aclose()
