@@ -107,6 +107,10 @@ export class ChatView {
         ).setAttribute('role', 'alert');
         break;
       case 'notice':
+        if (event.topic === 'title') {
+          status.setTitle(event.text); // the chat was named (or renamed): the header shows it
+          break;
+        }
         this._line('notice', `${event.topic}: ${event.text}`);
         break;
       case 'cost_updated':

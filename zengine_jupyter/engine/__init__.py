@@ -7,6 +7,20 @@ they answer approvals through an :class:`ApprovalPort`.
 from zengine_jupyter.engine._bus import EventBus, Subscription
 from zengine_jupyter.engine._checkpoints import CheckpointsExtension, gc_notice, retention_of
 from zengine_jupyter.engine._commands import is_reserved_command
+from zengine_jupyter.engine._compaction import (
+    COMPACT_SYSTEM,
+    LATEST_HEADER,
+    SUMMARY_HEADER,
+    compact,
+    render_transcript,
+)
+from zengine_jupyter.engine._context import (
+    CHARS_PER_TOKEN,
+    DEFAULT_CONTEXT_WINDOW,
+    ContextGauge,
+    estimate_tokens,
+    window_of,
+)
 from zengine_jupyter.engine._custom_commands import CustomCommand, parse_command_file
 from zengine_jupyter.engine._extension import CommandResult, SessionExtension, SlashCommand
 from zengine_jupyter.engine._parts import SessionParts
@@ -23,7 +37,9 @@ from zengine_jupyter.engine._rewind import (
     rewind_points,
     with_other_chats,
 )
+from zengine_jupyter.engine._roles import ModelRoles
 from zengine_jupyter.engine._session import Session, SessionOptions, TurnInProgressError
+from zengine_jupyter.engine._titles import TITLE_CHARS, TITLE_SYSTEM, clean_title
 from zengine_jupyter.engine._turn import MAX_STEPS, TurnOutcome
 from zengine_jupyter.engine._wellformed import (
     INTERRUPTED,
@@ -35,16 +51,25 @@ from zengine_jupyter.engine._wellformed import (
 from zengine_jupyter.engine._wiring import provider_options
 
 __all__ = [
+    "CHARS_PER_TOKEN",
+    "COMPACT_SYSTEM",
+    "DEFAULT_CONTEXT_WINDOW",
     "INTERRUPTED",
+    "LATEST_HEADER",
     "MAX_STEPS",
     "MISSING_START",
     "RESUME_REASON",
+    "SUMMARY_HEADER",
+    "TITLE_CHARS",
+    "TITLE_SYSTEM",
     "ApprovalPort",
     "CheckpointsExtension",
     "CommandResult",
+    "ContextGauge",
     "CustomCommand",
     "EventBus",
     "FixedApprovals",
+    "ModelRoles",
     "RequestMessage",
     "Session",
     "SessionExtension",
@@ -56,8 +81,11 @@ __all__ = [
     "TurnOutcome",
     "build_request",
     "check_request",
+    "clean_title",
+    "compact",
     "describe_other_chats",
     "describe_rewind",
+    "estimate_tokens",
     "find_point",
     "gc_notice",
     "is_reserved_command",
@@ -65,11 +93,13 @@ __all__ = [
     "points_from_log",
     "preview_points",
     "provider_options",
+    "render_transcript",
     "repair_on_resume",
     "resume_repairs",
     "retention_of",
     "rewind",
     "rewind_chat",
     "rewind_points",
+    "window_of",
     "with_other_chats",
 ]

@@ -1,4 +1,5 @@
-"""Built-in slash commands: /cost, /mode, /model, /effort, /sessions, /trust, /help.
+"""Built-in slash commands: /cost, /mode, /model, /effort, /sessions, /trust, /compact,
+/title, /help.
 
 Integrations add theirs (/mcp, /rewind, /checks, /verify, /lsp, MCP prompts) through
 ``session.commands`` when their extension starts. Every one of those names is reserved
@@ -17,7 +18,9 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, get_args
 
 from zengine_jupyter.config import PERMISSION_MODES, TrustStore, is_permission_mode
+from zengine_jupyter.engine._compaction import compact_now
 from zengine_jupyter.engine._extension import CommandResult
+from zengine_jupyter.engine._titles import rename
 from zengine_jupyter.llm import REPLAY_MODEL, ReplayClient
 from zengine_jupyter.protocol import Effort, ModeChangeRecord, ModelChangeRecord
 from zengine_jupyter.store import SessionStore
@@ -111,6 +114,8 @@ BUILTIN_COMMANDS: dict[str, SlashCommand] = {
     "effort": _effort,
     "sessions": _sessions,
     "trust": _trust,
+    "compact": compact_now,
+    "title": rename,
     "help": _help,
 }
 

@@ -4,12 +4,23 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Protocol
 
+from zengine_jupyter.protocol import UsageRecord
+
 if TYPE_CHECKING:
     from zengine_jupyter.engine._bus import EventBus
-    from zengine_jupyter.protocol import EngineEvent, LogRecord
+    from zengine_jupyter.protocol import EngineEvent, LogRecord, UsageEvent
     from zengine_jupyter.store import SessionWriter, WorkingItem
 
-__all__ = ["Journal", "Journaling"]
+__all__ = ["Journal", "Journaling", "usage_record"]
+
+
+def usage_record(event: UsageEvent) -> UsageRecord:
+    """The log record of one billed model request."""
+    u = event.usage
+    return UsageRecord(model=event.model, input_tokens=u.input_tokens,
+                       output_tokens=u.output_tokens, cache_read_tokens=u.cache_read_tokens,
+                       cache_write_tokens=u.cache_write_tokens,
+                       cost_usd=event.cost_usd)  # fmt: skip
 
 
 class Journaling(Protocol):

@@ -26,6 +26,8 @@ from zengine_jupyter.engine._commands import (
     parse_command_line,
     unknown_command,
 )
+from zengine_jupyter.engine._compaction import TurnContext
+from zengine_jupyter.engine._context import ContextGauge
 from zengine_jupyter.engine._custom_commands import CustomCommands
 from zengine_jupyter.engine._extension import EXTENSIONS
 from zengine_jupyter.engine._journal import Journal
@@ -33,7 +35,9 @@ from zengine_jupyter.engine._parts import SessionParts
 from zengine_jupyter.engine._ports import FixedApprovals
 from zengine_jupyter.engine._prompt import system_prompt
 from zengine_jupyter.engine._resume import repair_on_resume
+from zengine_jupyter.engine._roles import ModelRoles
 from zengine_jupyter.engine._task import TaskTool
+from zengine_jupyter.engine._titles import Titles
 from zengine_jupyter.engine._turn import TurnOutcome, TurnRunner
 from zengine_jupyter.engine._wiring import client_deps, provider_options
 from zengine_jupyter.engine.tools import (
@@ -69,7 +73,7 @@ if TYPE_CHECKING:
     from zengine_jupyter.engine._journal import Journaling
     from zengine_jupyter.engine._ports import ApprovalPort
     from zengine_jupyter.engine.tools import Tool, ToolOutput
-    from zengine_jupyter.llm import ModelClient, ProviderOptions
+    from zengine_jupyter.llm import ClientDeps, ModelClient, ProviderOptions
     from zengine_jupyter.protocol import RecordedToolCall
 
 __all__ = ["Session", "SessionOptions", "TurnInProgressError"]
@@ -115,6 +119,13 @@ class Session:
         self.shadow = parts.shadow
         self.notebook = parts.notebook
         self.provider = parts.provider
+        self._client_is_ours = parts.client_is_ours
+        self.roles = ModelRoles(self.client, self.provider, self._deps())
+        """The client of each model role (``roles.client("fast")``)."""
+        context = self.settings.settings.context
+        self.gauge = ContextGauge(threshold=context.compact_threshold, auto=context.auto_compact)
+        """The context count against the main model's window (``[context]``)."""
+        self.titles = Titles(self)
         makers = [CustomCommands, *EXTENSIONS, *parts.extensions]
         self.extensions: list[SessionExtension] = [make() for make in makers]
         self.commands: dict[str, SlashCommand] = dict(BUILTIN_COMMANDS)
@@ -125,7 +136,6 @@ class Session:
         self._task: asyncio.Task[TurnOutcome] | None = None
         self._interrupting = False
         self._closed = False
-        self._client_is_ours = parts.client_is_ours
 
     # ------------------------------------------------------------------ opening
     @classmethod
@@ -199,6 +209,12 @@ class Session:
             await self.client.aclose()
             deps = client_deps(self.settings.settings, self.meter)
             self.client = build_client(provider, "main", deps)
+        await self.roles.replace(self.client, provider, self._deps())
+        self.gauge.window = None  # the model may have another window
+
+    def _deps(self) -> ClientDeps | None:
+        """What role clients are built with; None when the main client was handed in."""
+        return client_deps(self.settings.settings, self.meter) if self._client_is_ours else None
 
     async def reload_settings(self) -> None:
         """Load the layers again (after trusting the folder): gate rules, model, hooks."""
@@ -208,6 +224,8 @@ class Session:
         self.gate.policy = replace(policy, mode=mode)
         self.ctx.additional_directories = policy.additional_directories
         settings = self.settings
+        context = settings.settings.context
+        self.gauge.threshold, self.gauge.auto = context.compact_threshold, context.auto_compact
         await self.set_provider(provider_options(settings.settings, settings.provider_issues))
         for extension in self.extensions:
             await extension.reload(self)
@@ -364,10 +382,13 @@ class Session:
                 meter=self.meter,
                 shadow=self.shadow,
                 at_stop=self._at_stop,
+                context=TurnContext(self, text, turn_id),
             )
             self._task = asyncio.create_task(runner.run(text), name=f"zengine-turn-{turn_id}")
             try:
-                return await self._task
+                outcome = await self._task
+                self.titles.after_turn(outcome.status == "completed")
+                return outcome
             except asyncio.CancelledError:
                 current = asyncio.current_task()
                 if self._interrupting and (current is None or not current.cancelling()):
@@ -403,9 +424,11 @@ class Session:
         self._closed = True
         if self.interrupt() and self._task is not None:
             await asyncio.gather(self._task, return_exceptions=True)
+        await self.titles.aclose()
         for extension in reversed(self.extensions):
             await extension.aclose()
         await self.ctx.shells.aclose()
+        await self.roles.aclose()
         await self.client.aclose()
         await self.writer.aclose()
         self.bus.close()

@@ -1,5 +1,7 @@
 """Task: a subagent with its own transcript (``agents/<id>.jsonl``) and the parent's gate.
 
+Kinds (``subagent_type``): ``general`` runs on ``model.main``; ``explore`` (find and read) and
+``verify`` (check work) run on ``model.fast`` (spec, Providers 5), which defaults to main.
 The subagent shares the parent's permission gate, so it never runs in a looser mode than the
 agent that started it; it cannot start subagents itself. Its spend is journaled in the main
 log (usage records carry its ``agent_id``), so the chat's cost includes it.
@@ -8,7 +10,7 @@ log (usage records carry its ``agent_id``), so the chat's cost includes it.
 from __future__ import annotations
 
 import weakref
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import Field
 
@@ -31,6 +33,7 @@ from zengine_jupyter.protocol import (
 if TYPE_CHECKING:
     from zengine_jupyter.engine._journal import Journal
     from zengine_jupyter.engine._session import Session
+    from zengine_jupyter.llm import Role
     from zengine_jupyter.protocol import EngineEvent, LogRecord, TurnStatus
     from zengine_jupyter.store import WorkingItem
 
@@ -71,6 +74,12 @@ class AgentJournal:
 class TaskInput(ToolInput):
     description: str = Field(max_length=120, description="A few words: what the subagent does.")
     prompt: str = Field(min_length=1, description="The whole task, with everything it needs.")
+    subagent_type: Literal["general", "explore", "verify"] = Field(
+        default="general",
+        description="general: any task; explore: find and read code to answer a question; "
+        "verify: check finished work (run the tests, review the change). explore and verify "
+        "run on a faster model.",
+    )
 
 
 class TaskTool(Tool[TaskInput]):
@@ -92,7 +101,7 @@ class TaskTool(Tool[TaskInput]):
             raise ToolError("the chat that owned this subagent is closed")
         agent_id = new_id()
         session.journal.record(
-            SubagentStartRecord(agent_id=agent_id, agent_type="general",
+            SubagentStartRecord(agent_id=agent_id, agent_type=args.subagent_type,
                                 description=args.description)
         )  # fmt: skip
         journal = AgentJournal(session.journal, agent_id)
@@ -103,7 +112,8 @@ class TaskTool(Tool[TaskInput]):
             system, specs = session.prepare_request()
             return system, [s for s in specs if s.name != self.name]
 
-        runner = TurnRunner(journal=journal, client=session.client, env=env,
+        role: Role = "main" if args.subagent_type == "general" else "fast"
+        runner = TurnRunner(journal=journal, client=session.roles.client(role), env=env,
                             prepare=prepare, meter=session.meter)  # fmt: skip
         outcome: TurnOutcome | None = None
         try:

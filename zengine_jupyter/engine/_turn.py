@@ -11,8 +11,10 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from zengine_jupyter.engine._calls import CallEnv, run_call, summarise
+from zengine_jupyter.engine._compaction import STILL_TOO_LONG_HINT
+from zengine_jupyter.engine._journal import usage_record
 from zengine_jupyter.engine._stream import Answer, read_answer
-from zengine_jupyter.engine._wellformed import INTERRUPTED, build_request
+from zengine_jupyter.engine._wellformed import INTERRUPTED, request_messages
 from zengine_jupyter.protocol import (
     CheckpointRecord,
     CheckpointTaken,
@@ -29,18 +31,17 @@ from zengine_jupyter.protocol import (
     TurnEndRecord,
     TurnStarted,
     TurnStartRecord,
-    UsageRecord,
-    message_from_records,
 )
 
 if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable
     from pathlib import Path
 
+    from zengine_jupyter.engine._compaction import TurnContext
     from zengine_jupyter.engine._journal import Journaling
     from zengine_jupyter.host.checkpoint import ShadowRepository
     from zengine_jupyter.llm import CostMeter, ModelClient
-    from zengine_jupyter.protocol import Message, ToolSpec, TurnStatus, UsageEvent
+    from zengine_jupyter.protocol import ErrorEvent, Message, ToolSpec, TurnStatus, UsageEvent
 
 __all__ = ["MAX_STEPS", "TurnOutcome", "TurnRunner"]
 
@@ -71,6 +72,9 @@ class TurnRunner:
     shadow: ShadowRepository | None = None
     at_stop: Callable[[TurnOutcome], Awaitable[str | None]] | None = None
     """Asked when the model ends its turn: text to send back to it (it goes on), or None."""
+    context: TurnContext | None = None
+    """Counts each request against the window and compacts (the chat's own turns; None for a
+    subagent, whose context-length error fails its run)."""
     _open_calls: list[RecordedToolCall] = field(default_factory=list)
     _partial: Answer | None = None
     _turn_costs: list[float | None] = field(default_factory=list)
@@ -104,11 +108,22 @@ class TurnRunner:
 
     async def _loop(self, outcome: TurnOutcome) -> None:
         checkpointed = False
+        overflowed = False
         for _step in range(MAX_STEPS):
             answer = await self._ask_model()
             if answer.error is not None and not (answer.full_text or answer.calls):
+                if answer.error.kind == "context_length" and self.context is not None:
+                    if not overflowed:  # compact once and ask again
+                        overflowed = True
+                        why = await self.context.overflow(self._usage)
+                        if why is None:
+                            continue
+                        answer.error = _too_long(answer.error, f"compacting failed: {why}")
+                    else:
+                        answer.error = _too_long(answer.error, "even after compacting it")
                 self._fail(outcome, answer)
                 return
+            overflowed = False
             self._partial = None
             self.journal.record(
                 MessageRecord(role="assistant", text=answer.full_text,
@@ -151,33 +166,37 @@ class TurnRunner:
             )
         )
 
-    async def _ask_model(self) -> Answer:
+    def _request(self) -> ModelRequest:
         system, tools = self.prepare()
-        request = ModelRequest(system=system, messages=self._messages(), tools=tools)
+        return ModelRequest(system=system, messages=self._messages(), tools=tools)
+
+    async def _ask_model(self) -> Answer:
+        request = self._request()
+        on_usage = self._usage
+        if self.context is not None:
+            request = await self.context.fit(request, self._request, self._usage)
+            context = self.context
+
+            def on_usage(event: UsageEvent) -> None:
+                context.observe(event)
+                self._usage(event)
+
         self._partial = Answer()
         return await read_answer(
-            self.client.stream(request), self.journal.publish, self.sid, self.tid, self._usage
+            self.client.stream(request), self.journal.publish, self.sid, self.tid, on_usage
         )
 
     def _messages(self) -> list[Message]:
-        working = self.journal.working_set()
-        return [
-            message_from_records(m.role, texts=m.texts, thinking=m.thinking,
-                                 tool_calls=m.tool_calls, tool_results=m.tool_results)
-            for m in build_request(working)
-        ]  # fmt: skip
+        return request_messages(self.journal.working_set())
 
     def _usage(self, event: UsageEvent) -> None:
-        u = event.usage
         self._turn_costs.append(event.cost_usd)
         turn_usd = None if None in self._turn_costs else sum(c or 0.0 for c in self._turn_costs)
         session_usd = (
             None if self.meter.unknown and not self.meter.total_usd else (self.meter.total_usd)
         )
         self.journal.record(
-            UsageRecord(model=event.model, input_tokens=u.input_tokens,
-                        output_tokens=u.output_tokens, cache_read_tokens=u.cache_read_tokens,
-                        cache_write_tokens=u.cache_write_tokens, cost_usd=event.cost_usd),
+            usage_record(event),
             CostUpdated(session_id=self.sid, turn_id=self.tid, turn_usd=turn_usd,
                         session_usd=session_usd),
         )  # fmt: skip
@@ -228,3 +247,12 @@ class TurnRunner:
             self.journal.record(MessageRecord(role="assistant", text=partial.full_text))
         self._close_open_calls(INTERRUPTED)
         self._end("interrupted", "interrupted by the user")
+
+
+def _too_long(error: ErrorEvent, what: str) -> ErrorEvent:
+    """The error that ends a turn whose request stayed too long for the model."""
+    return error.model_copy(update={
+        "message": f"the conversation is too long for the model's context window ({what}): "
+                   f"{error.message}",
+        "hint": STILL_TOO_LONG_HINT,
+    })  # fmt: skip

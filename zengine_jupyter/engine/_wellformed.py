@@ -25,14 +25,22 @@ from zengine_jupyter.protocol import (
     RecordedToolCall,
     ThinkingBlock,
     ToolResultRecord,
+    message_from_records,
 )
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
-    from zengine_jupyter.protocol import LogRecord
+    from zengine_jupyter.protocol import LogRecord, Message
 
-__all__ = ["INTERRUPTED", "MISSING_START", "RequestMessage", "build_request", "check_request"]
+__all__ = [
+    "INTERRUPTED",
+    "MISSING_START",
+    "RequestMessage",
+    "build_request",
+    "check_request",
+    "request_messages",
+]
 
 INTERRUPTED = "interrupted"
 """The output of a tool call that never got its result."""
@@ -171,3 +179,12 @@ def check_request(messages: list[RequestMessage]) -> list[str]:
         if msg.tool_results and [r.tool_call_id for r in msg.tool_results] != asked:
             problems.append(f"message {i} has tool results that answer no call before it")
     return problems
+
+
+def request_messages(records: Iterable[LogRecord]) -> list[Message]:
+    """:func:`build_request` as the request's provider-neutral messages."""
+    return [
+        message_from_records(m.role, texts=m.texts, thinking=m.thinking,
+                             tool_calls=m.tool_calls, tool_results=m.tool_results)
+        for m in build_request(records)
+    ]  # fmt: skip

@@ -25,6 +25,8 @@ KNOWN: dict[str, tuple[str, str | None]] = {
     "effort": ("Show or set the reasoning effort", "[low|medium|high|max]"),
     "sessions": ("The chats of this project", None),
     "trust": ("Trust this workspace so its settings apply", None),
+    "compact": ("Summarise the conversation so the model starts from the summary", None),
+    "title": ("Show or rename this chat's title", "[title]"),
     "help": ("List the commands", None),
     "mcp": ("MCP servers and their states", None),
     "rewind": ("List the messages to rewind to, or rewind", "[N] [code|conversation|both]"),

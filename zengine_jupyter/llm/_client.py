@@ -30,6 +30,7 @@ from zengine_jupyter.llm.anthropic import AnthropicAdapter
 from zengine_jupyter.llm.openai import OpenAIAdapter
 from zengine_jupyter.protocol import (
     ConfigError,
+    ContextTooLongError,
     CostCapReachedError,
     ErrorEvent,
     FallbackEvent,
@@ -46,7 +47,7 @@ from zengine_jupyter.protocol import (
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 
-    from zengine_jupyter.llm._catalog import Catalog
+    from zengine_jupyter.llm._catalog import Catalog, ModelInfo
     from zengine_jupyter.llm._endpoint import Adapter, Endpoint
     from zengine_jupyter.llm._options import ModelPrice, ProviderOptions, Role
     from zengine_jupyter.protocol import ModelRequest, StreamEvent
@@ -111,6 +112,8 @@ def _error_event(
         kind = "client"
     elif isinstance(exc, CostCapReachedError):
         kind = "cost_cap"
+    elif isinstance(exc, ContextTooLongError):
+        kind = "context_length"
     return ErrorEvent(
         message=exc.message,
         hint=_final_hint(exc, after_text, attempts),
@@ -165,6 +168,12 @@ class ProviderClient:
         if not self._closed:
             self._closed = True
             await self.adapter.aclose()
+
+    def model_info(self, catalog: Catalog | None = None) -> ModelInfo | None:
+        """What ``catalog`` (default: this client's own) knows about its first model, as
+        served by its host (context size, output limit); None when unknown."""
+        catalog = catalog or self._deps.catalog
+        return catalog.model(self.models[0], self._pricer.host) if catalog else None
 
     def _call(self, request: ModelRequest, model: str) -> CallSpec:
         info = self._deps.catalog.model(model, self._pricer.host) if self._deps.catalog else None

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 import httpx
 
 from zengine_jupyter.protocol import (
+    ContextTooLongError,
     ProviderConnectionError,
     ProviderStatusError,
     ProviderStreamError,
@@ -33,6 +34,7 @@ if TYPE_CHECKING:
 __all__ = [
     "MALFORMED",
     "LazyHttp",
+    "is_context_overflow",
     "make_http_client",
     "malformed",
     "open_stream",
@@ -132,19 +134,44 @@ def parse_retry_after(headers: Mapping[str, str], now: float | None = None) -> f
     return max(0.0, when.timestamp() - (time.time() if now is None else now))
 
 
-def _error_text(body: bytes) -> tuple[str | None, str]:
-    """``(error type, message)`` from an Anthropic or OpenAI(-compatible) error body."""
+def _error_fields(body: bytes) -> tuple[str | None, str | None, str]:
+    """``(error type, error code, message)`` from an Anthropic or OpenAI(-compatible) error
+    body (Anthropic has no code; OpenAI's ``code`` may be a string, a number or null)."""
     try:
         data: Any = json.loads(body)
     except ValueError:
-        return None, body.decode("utf-8", "replace").strip()
+        return None, None, body.decode("utf-8", "replace").strip()
     err = data.get("error") if isinstance(data, dict) else None
     if isinstance(err, dict):
-        kind = err.get("type") or err.get("code")
-        return (str(kind) if kind is not None else None), str(err.get("message", ""))
+        kind, code = err.get("type"), err.get("code")
+        return (
+            str(kind) if kind is not None else None,
+            str(code) if code is not None else None,
+            str(err.get("message", "")),
+        )
     if isinstance(err, str):
-        return None, err
-    return None, body.decode("utf-8", "replace").strip()
+        return None, None, err
+    return None, None, body.decode("utf-8", "replace").strip()
+
+
+_OVERFLOW = re.compile(
+    r"prompt is too long|context[ _-]?length|context window|maximum context|"
+    r"too many (?:input )?tokens|exceeds? the (?:model's )?(?:max(?:imum)? )?context",
+    re.IGNORECASE,
+)
+
+
+def is_context_overflow(status: int, kind: str | None, code: str | None, message: str) -> bool:
+    """Whether an error answer says the request is longer than the model's context window.
+
+    Anthropic: 400 ``invalid_request_error`` "prompt is too long: 205351 tokens > 200000
+    maximum" (and 413 ``request_too_large``); OpenAI: 400 with code
+    ``context_length_exceeded`` ("This model's maximum context length is ... tokens");
+    OpenAI-compatible servers (vLLM, OpenRouter, DeepSeek) word it like OpenAI without the
+    code. A rate limit or server error is never one, whatever its words."""
+    if code == "context_length_exceeded" or kind == "request_too_large":
+        return True
+    return status in (400, 413, 422) and bool(_OVERFLOW.search(message))
 
 
 _HINTS = {
@@ -160,15 +187,19 @@ _HINTS = {
 def status_error(
     status: int, headers: Mapping[str, str], body: bytes, host: str, secret: Secret | None
 ) -> ProviderStatusError:
-    kind, message = _error_text(body)
+    kind, code, message = _error_fields(body)
     message = redact(message, secret)[:_MAX_MESSAGE]
     should = headers.get("x-should-retry", "").lower()
     retryable = status in (408, 409, 429) or status >= 500
     if should in ("true", "false"):
         retryable = should == "true"
-    label = f"{status} {kind}" if kind else str(status)
+    label = f"{status} {kind or code}" if kind or code else str(status)
     hint = _HINTS.get(status, "").format(host=host) or None
-    return ProviderStatusError(
+    cls = ProviderStatusError
+    if is_context_overflow(status, kind, code, message):
+        cls, retryable = ContextTooLongError, False
+        hint = "the conversation is longer than the model's context window: /compact it"
+    return cls(
         f"{host} answered {label}: {message}" if message else f"{host} answered {label}",
         hint=hint,
         status=status,

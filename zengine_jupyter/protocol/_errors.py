@@ -36,6 +36,7 @@ The tree (later parts add their branches here, and only here)::
     ├── NotAvailableError         the part that does this is not built or not enabled
     └── ProviderError             a model provider refused or failed a request
         ├── ProviderStatusError       an HTTP error status (``status``, ``retry_after_s``)
+        │   └── ContextTooLongError   the request does not fit the model's context window
         ├── ProviderConnectionError   could not connect, or the connection was lost
         ├── ProviderTimeoutError      connect or read timeout
         ├── ProviderStreamError       an error event inside a streamed answer
@@ -54,6 +55,7 @@ __all__ = [
     "CheckpointExpiredError",
     "ComponentMissingError",
     "ConfigError",
+    "ContextTooLongError",
     "CostCapReachedError",
     "JsonRpcClosedError",
     "JsonRpcError",
@@ -190,6 +192,11 @@ class ProviderError(ZengineError):
 
 class ProviderStatusError(ProviderError):
     """The provider answered with an HTTP error status."""
+
+
+class ContextTooLongError(ProviderStatusError):
+    """The provider refused the request as longer than the model's context window (Anthropic's
+    ``prompt is too long``, OpenAI's ``context_length_exceeded``): compacting may help."""
 
 
 class ProviderConnectionError(ProviderError):

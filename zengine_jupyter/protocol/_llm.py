@@ -294,7 +294,8 @@ class ErrorEvent(BaseModel):
     status: int | None = None
     kind: str = "provider"
     """``provider`` (an HTTP/stream error), ``connection``, ``timeout``, ``client`` (the client
-    could not be built), ``cost_cap``."""
+    could not be built), ``cost_cap``, ``context_length`` (the request is longer than the
+    model's context window: compacting may help)."""
     model: str | None = None
     after_text: bool = False
 

@@ -19,6 +19,7 @@ __all__ = [
     "Reply",
     "ScriptedToolCall",
     "ScriptedUsage",
+    "context_error_body",
     "error_body",
     "render_anthropic",
     "render_openai",
@@ -92,10 +93,18 @@ class Reply:
     """Pause after each event: a slow answer (e.g. for interrupting a turn mid-stream)."""
     raw: tuple[bytes, ...] = ()
     """Send these SSE events verbatim instead (for provider quirks: missing indexes, comments)."""
+    too_long: tuple[int, int] | None = None
+    """``(tokens, window)``: refuse the request as longer than the context window, with the
+    real 400 body of the wire (see :func:`context_error_body`)."""
 
     @classmethod
     def answer(cls, *text: str, **kwargs: Any) -> Reply:
         return cls(text=text, **kwargs)
+
+    @classmethod
+    def context_overflow(cls, tokens: int = 205_351, window: int = 200_000) -> Reply:
+        """The provider's "prompt is too long" / ``context_length_exceeded`` answer."""
+        return cls(status=400, too_long=(tokens, window))
 
     @classmethod
     def fault(cls, status: int, retry_after: str | float | None = None, **kwargs: Any) -> Reply:
@@ -124,6 +133,27 @@ def error_body(wire: str, status: int, message: str, kind: str | None = None) ->
     etype = kind or ("invalid_request_error" if status < 500 else "server_error")
     return json.dumps(
         {"error": {"message": message, "type": etype, "param": None, "code": None}}
+    ).encode()
+
+
+def context_error_body(wire: str, tokens: int, window: int) -> bytes:
+    """The 400 a request longer than the window gets, in each wire's real words
+    (notes/wire-formats.md; OpenAI's ``context_length_exceeded`` body)."""
+    if wire == "anthropic":
+        return error_body(wire, 400, f"prompt is too long: {tokens} tokens > {window} maximum")
+    message = (
+        f"This model's maximum context length is {window} tokens. However, your messages "
+        f"resulted in {tokens} tokens. Please reduce the length of the messages."
+    )
+    return json.dumps(
+        {
+            "error": {
+                "message": message,
+                "type": "invalid_request_error",
+                "param": "messages",
+                "code": "context_length_exceeded",
+            }
+        }
     ).encode()
 
 

@@ -12,18 +12,28 @@ are checked the way the real APIs check them (version and auth headers, roles, t
 tool-result pairing, thinking budget, cache breakpoints) and rejected with their real 400/401
 bodies; every request is recorded, good or bad, with its headers. Responses are chunked, so
 a drop mid-stream is a broken body, as with a real connection loss. ``GET`` serves ``files``.
+
+``context_window`` (tokens, counted as the body's bytes / 4): a longer request is refused
+with the wire's real "too long" 400 and takes no reply; while it is set, each answer's usage
+reports that count as its input tokens (as a real provider reports its own count).
+
+Chat-title requests (the engine's ``TITLE_SYSTEM`` prompt, sent in the background after a
+chat's first turn) never take a scripted reply: they are kept in ``title_requests`` and
+answered from ``title_replies`` (none left: a 400, so the chat keeps its default title).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import json
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from zengine_jupyter.testing._provider_script import (
     Reply,
+    context_error_body,
     error_body,
     render_anthropic,
     render_openai,
@@ -81,6 +91,9 @@ class ProviderServer:
         self.hostname = hostname
         self.requests: list[ReceivedRequest] = []
         self.files: dict[str, bytes] = {}
+        self.context_window: int | None = None
+        self.title_requests: list[ReceivedRequest] = []
+        self.title_replies: list[Reply] = []
         self._script = _Script()
         self._server: asyncio.Server | None = None
         self._tasks: set[asyncio.Task[None]] = set()
@@ -180,7 +193,17 @@ class ProviderServer:
         except ValueError:
             parsed = None
         problem, status = self._check(wire, headers, parsed)
-        self.requests.append(ReceivedRequest(method, path, headers, body, parsed, wire, problem))
+        received = ReceivedRequest(method, path, headers, body, parsed, wire, problem)
+        if wire is not None and problem is None and b"You name chats" in body and _is_title(parsed):
+            self.title_requests.append(received)
+            title = self.title_replies.pop(0) if self.title_replies else None
+            if title is None:
+                msg = error_body(wire, 400, "fake provider: no scripted title")
+                await _respond(writer, 400, _json_headers(), msg)
+            else:
+                await self._answer(writer, wire, parsed if isinstance(parsed, dict) else {}, title)
+            return
+        self.requests.append(received)
         if wire is None:
             await _respond(writer, 404, {"content-type": "text/plain"}, b"not found")
             return
@@ -188,7 +211,14 @@ class ProviderServer:
             kind = "authentication_error" if status == 401 and wire == "anthropic" else None
             await _respond(writer, status, _json_headers(), error_body(wire, status, problem, kind))
             return
+        tokens = -(-len(body) // 4)
+        if self.context_window is not None and tokens > self.context_window:
+            too_long = context_error_body(wire, tokens, self.context_window)
+            await _respond(writer, 400, _json_headers(), too_long)
+            return
         reply = self._next_reply()
+        if reply is not None and self.context_window is not None:
+            reply = dataclasses.replace(reply, usage=dataclasses.replace(reply.usage, input=tokens))
         if reply is None:
             await _respond(
                 writer,
@@ -266,7 +296,9 @@ class ProviderServer:
                 writer,
                 reply.status,
                 {**_json_headers(), **extra},
-                error_body(wire, reply.status, reply.error_message),
+                context_error_body(wire, *reply.too_long)
+                if reply.too_long is not None
+                else error_body(wire, reply.status, reply.error_message),
             )
             return
         usage = bool((body.get("stream_options") or {}).get("include_usage"))
@@ -312,6 +344,23 @@ class ProviderServer:
             await asyncio.sleep(reply.event_delay_s)
         writer.write(b"0\r\n\r\n")
         await writer.drain()
+
+
+def _is_title(body: Any) -> bool:
+    """Whether ``body`` asks for a chat title (the engine's title prompt as its system)."""
+    from zengine_jupyter.engine import TITLE_SYSTEM
+
+    if not isinstance(body, dict):
+        return False
+    system = body.get("system")
+    if isinstance(system, list):
+        system = " ".join(b.get("text", "") for b in system if isinstance(b, dict))
+    if not isinstance(system, str):
+        first = (body.get("messages") or [{}])[0]
+        system = first.get("content") if isinstance(first, dict) else None
+        if isinstance(system, list):
+            system = " ".join(b.get("text", "") for b in system if isinstance(b, dict))
+    return isinstance(system, str) and TITLE_SYSTEM in system
 
 
 def _json_headers() -> dict[str, str]:
