@@ -3,7 +3,7 @@
  * A collapsed section; opening it or Refresh asks the kernel (`mcp_status`).
  */
 
-import { button, collapsed, el } from './dom';
+import { button, collapsed, el } from './ui/dom';
 import { McpServerStatus, Reply } from './protocol';
 
 export class McpView {

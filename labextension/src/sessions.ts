@@ -4,7 +4,7 @@
  * Refresh button asks the kernel (`list_sessions`).
  */
 
-import { button, collapsed, el, usd, when } from './dom';
+import { button, collapsed, el, usd, when } from './ui/dom';
 import { Reply, SessionMeta } from './protocol';
 
 export interface ISessionsOptions {

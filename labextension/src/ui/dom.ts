@@ -3,6 +3,19 @@
  * with Enter and Space (native <button>), and short human-readable numbers and dates.
  */
 
+/** A kernel's answer to a request, as every view reads it (the panel's and the widgets'). */
+export interface Outcome {
+  ok: boolean;
+  error?: string | null;
+  hint?: string | null;
+}
+
+/** A failed answer in the kernel's own words, with its hint. */
+export function errorText(outcome: Outcome, fallback = 'the kernel refused the answer'): string {
+  const hint = outcome.hint ? ` (${outcome.hint})` : '';
+  return `${outcome.error ?? fallback}${hint}`;
+}
+
 /** A new element with `className` (and text), appended to `parent` when given. */
 export function el<K extends keyof HTMLElementTagNameMap>(
   tag: K,
