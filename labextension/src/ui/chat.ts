@@ -168,8 +168,9 @@ export class ChatView {
     return node;
   }
 
-  /** The turn is over: prompts nobody answered lose their buttons. */
+  /** The turn is over: streamed text renders now; prompts nobody answered lose their buttons. */
   closePrompts(text: string): void {
+    this._endStream();
     for (const prompt of this._prompts.values()) {
       prompt.expire(text);
     }

@@ -87,3 +87,24 @@ export function follow(container: HTMLElement): void {
     container.scrollTop = container.scrollHeight;
   }
 }
+
+/** Fill a list from a kernel's answer: its error, a line saying it is empty, or one item each. */
+export function fillList<T>(
+  list: HTMLElement,
+  reply: Outcome,
+  items: T[] | null | undefined,
+  words: { failed: string; empty: string },
+  add: (item: T) => void
+): void {
+  list.replaceChildren();
+  if (!reply.ok) {
+    el('li', 'jp-zengine-error', reply.error ?? words.failed, list);
+    return;
+  }
+  if (!items?.length) {
+    el('li', 'jp-zengine-empty', words.empty, list);
+  }
+  for (const item of items ?? []) {
+    add(item);
+  }
+}

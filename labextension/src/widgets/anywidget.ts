@@ -6,6 +6,7 @@
  */
 
 import { WIRE_VERSION, WidgetReply, WidgetRequest } from '../protocol';
+import { el } from '../ui/dom';
 
 /** The part of anywidget's model the views use (`AnyModel` in anywidget's types). */
 export interface IModel<T> {
@@ -89,4 +90,43 @@ export function widgetRoot(parent: HTMLElement, name: string): HTMLElement {
   root.className = `jp-zengine-widget jp-zengine-widget-${name}`;
   parent.appendChild(root);
   return root;
+}
+
+/**
+ * Draw now and again on each trait's change; hand custom messages to the requester. Returns
+ * anywidget's cleanup (listeners off, pending requests dropped).
+ */
+export function redrawOn<T>(
+  model: IModel<T>,
+  traits: string[],
+  draw: () => void,
+  requests: Requester
+): () => void {
+  const onMessage = (msg: unknown) => void requests.settle(msg);
+  model.on('msg:custom', onMessage);
+  for (const name of traits) {
+    model.on(`change:${name}`, draw);
+  }
+  draw();
+  return () => {
+    model.off('msg:custom', onMessage);
+    for (const name of traits) {
+      model.off(`change:${name}`, draw);
+    }
+    requests.close();
+  };
+}
+
+/** The `busy` and `error` traits every widget has, as a line each when set. */
+export function busyAndError(
+  root: HTMLElement,
+  busy: string | undefined,
+  error: string | undefined
+): void {
+  if (busy) {
+    el('div', 'jp-zengine-status-busy', busy, root);
+  }
+  if (error) {
+    el('div', 'jp-zengine-error', error, root).setAttribute('role', 'alert');
+  }
 }

@@ -7,7 +7,7 @@
 import { RewindWidgetState } from '../protocol';
 import { el, errorText } from '../ui/dom';
 import { IRewindPoint, RewindScope, rewindOutcome, rewindPoints } from '../ui/rewind';
-import { IRenderProps, Requester, widgetRoot } from './anywidget';
+import { IRenderProps, Requester, busyAndError, redrawOn, widgetRoot } from './anywidget';
 
 const TIMEOUT_MS = 60000;
 const TRAITS = ['session_id', 'points', 'result', 'busy', 'error'];
@@ -32,13 +32,7 @@ function render({ model, el: parent }: IRenderProps<RewindWidgetState>): () => v
     root.replaceChildren();
     el('div', 'jp-zengine-rewind-head', `Rewind chat ${model.get('session_id') ?? ''}`, root);
     const busy = model.get('busy');
-    if (busy) {
-      el('div', 'jp-zengine-status-busy', busy, root);
-    }
-    const error = model.get('error');
-    if (error) {
-      el('div', 'jp-zengine-error', error, root).setAttribute('role', 'alert');
-    }
+    busyAndError(root, busy, model.get('error'));
     const points = model.get('points') ?? [];
     if (!points.length && !busy) {
       el('div', 'jp-zengine-status-busy', 'Nothing to rewind to yet.', root);
@@ -50,19 +44,7 @@ function render({ model, el: parent }: IRenderProps<RewindWidgetState>): () => v
     }
   };
 
-  const onMessage = (msg: unknown) => void requests.settle(msg);
-  model.on('msg:custom', onMessage);
-  for (const name of TRAITS) {
-    model.on(`change:${name}`, draw);
-  }
-  draw();
-  return () => {
-    model.off('msg:custom', onMessage);
-    for (const name of TRAITS) {
-      model.off(`change:${name}`, draw);
-    }
-    requests.close();
-  };
+  return redrawOn(model, TRAITS, draw, requests);
 }
 
 export default { render };

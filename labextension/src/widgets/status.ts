@@ -7,7 +7,7 @@
 import { StatusDetails, StatusWidgetState } from '../protocol';
 import { el } from '../ui/dom';
 import { TrustBanner, withheldLine } from '../ui/trust';
-import { IRenderProps, Requester, widgetRoot } from './anywidget';
+import { IRenderProps, Requester, busyAndError, redrawOn, widgetRoot } from './anywidget';
 
 const TIMEOUT_MS = 30000;
 const TRAITS = ['info', 'details', 'dismissed', 'busy', 'error'];
@@ -48,14 +48,7 @@ function render({ model, el: parent }: IRenderProps<StatusWidgetState>): () => v
       row(root, 'notebook', info.notebook);
     }
     row(root, 'data', info.data);
-    const busy = model.get('busy');
-    if (busy) {
-      el('div', 'jp-zengine-status-busy', busy, root);
-    }
-    const error = model.get('error');
-    if (error) {
-      el('div', 'jp-zengine-error', error, root).setAttribute('role', 'alert');
-    }
+    busyAndError(root, model.get('busy'), model.get('error'));
     if (!details) {
       el('div', 'jp-zengine-status-busy', 'loading trust, model, sandbox and MCP servers…', root);
       return;
@@ -87,22 +80,11 @@ function render({ model, el: parent }: IRenderProps<StatusWidgetState>): () => v
     }
   };
 
-  const onMessage = (msg: unknown) => void requests.settle(msg);
-  model.on('msg:custom', onMessage);
-  for (const name of TRAITS) {
-    model.on(`change:${name}`, draw);
-  }
-  draw();
+  const dispose = redrawOn(model, TRAITS, draw, requests);
   if (!model.get('details')) {
     void requests.request({ kind: 'refresh' });
   }
-  return () => {
-    model.off('msg:custom', onMessage);
-    for (const name of TRAITS) {
-      model.off(`change:${name}`, draw);
-    }
-    requests.close();
-  };
+  return dispose;
 }
 
 export default { render };
