@@ -56,8 +56,9 @@ venv_ensure() {
   echo "$want" > "$stamp"
 }
 
-# labext_ensure  builds the JupyterLab panel (labextension/) when its sources changed and puts
-# it where JupyterLab looks ($VENV/share/jupyter/labextensions/zengine-jupyter). `jlpm install`
+# labext_ensure  builds the JupyterLab panel and the cell widgets (labextension/: the widgets' ESM
+# bundles go to zengine_jupyter/kernel/_widgets) when their sources changed, and puts
+# the panel where JupyterLab looks ($VENV/share/jupyter/labextensions/zengine-jupyter). `jlpm install`
 # runs only when package.json / yarn.lock change, the build only when a source file does
 # (stamps in labextension/node_modules). Without node it says so and leaves the panel out.
 labext_ensure() {
@@ -73,9 +74,10 @@ labext_ensure() {
     (cd "$dir" && PATH="$VENV/bin:$PATH" "$VENV/bin/jlpm" install --immutable)
     echo "$deps_sum" > "$dir/node_modules/.zengine-installed"
   fi
-  src_sum="$(cd "$dir" && find package.json yarn.lock tsconfig.json install.json src style schema \
+  src_sum="$(cd "$dir" && find package.json yarn.lock tsconfig.json install.json build-widgets.mjs src style schema \
     -type f -print0 | sort -z | xargs -0 sha256sum | sha256sum | cut -d' ' -f1)"
-  if [ ! -f "$out/package.json" ] || [ "$(cat "$dir/node_modules/.zengine-built" 2>/dev/null)" != "$src_sum" ]; then
+  if [ ! -f "$out/package.json" ] || [ ! -f "$ROOT/zengine_jupyter/kernel/_widgets/turn.js" ] \
+    || [ "$(cat "$dir/node_modules/.zengine-built" 2>/dev/null)" != "$src_sum" ]; then
     say "jlpm build (labextension/)"
     (cd "$dir" && PATH="$VENV/bin:$PATH" "$VENV/bin/jlpm" build)
     echo "$src_sum" > "$dir/node_modules/.zengine-built"

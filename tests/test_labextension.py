@@ -74,7 +74,7 @@ def test_jupyter_labextension_list_shows_it_enabled_ok() -> None:
 
 
 @pytest.mark.slow
-def test_the_wheel_ships_the_built_panel_and_works_without_node(tmp_path: Path) -> None:
+def test_the_wheel_ships_the_built_panel_and_widgets_and_works_without_node(tmp_path: Path) -> None:
     require_component("node")
     built = REPO / "zengine_jupyter" / "labextension"
     # a copy of what the wheel is built from; the panel is already built (skip-if-exists)
@@ -109,6 +109,10 @@ def test_the_wheel_ships_the_built_panel_and_works_without_node(tmp_path: Path) 
     assert f'__version__ = "{version}"' in version_py
     assert not [n for n in names if "node_modules" in n or n.endswith(".ts")]
     assert not [n for n in names if n.startswith("zengine_jupyter/labextension/")]
+    # the cell widgets' bundles travel inside the package (the kernel reads them as strings)
+    widgets = {f"zengine_jupyter/kernel/_widgets/{n}" for n in
+               ("turn.js", "status.js", "rewind.js", "widgets.css")}  # fmt: skip
+    assert widgets <= set(names), sorted(widgets - set(names))
 
     # pip-install it into a fresh, empty environment and list it there with no node on PATH
     target = tmp_path / "target-env"
@@ -143,7 +147,13 @@ def test_built_assets_and_node_modules_are_never_committed() -> None:
         path
         for path in tracked
         if "node_modules/" in path
-        or path.startswith(("zengine_jupyter/labextension/", "labextension/lib/"))
+        or path.startswith(
+            (
+                "zengine_jupyter/labextension/",
+                "zengine_jupyter/kernel/_widgets/",
+                "labextension/lib/",
+            )
+        )
         or path == "zengine_jupyter/_version.py"
     ]
     assert leaked == []
@@ -164,7 +174,7 @@ def test_typescript_gates_run_in_scripts_test_before_pytest() -> None:
 def test_js_unit_tests_stay_out_of_the_built_panel() -> None:
     """test/ is neither built into the panel nor hashed by labext_ensure (no rebuild for it)."""
     tsconfig = json.loads((REPO / "labextension" / "tsconfig.json").read_text())
-    assert tsconfig["include"] == ["src/*"]
+    assert tsconfig["include"] == ["src/**/*"]
     files = json.loads(PACKAGE_JSON.read_text())["files"]
     assert not [pattern for pattern in files if pattern.startswith("test")]
     common = (REPO / "scripts" / "_common.sh").read_text()
@@ -172,4 +182,4 @@ def test_js_unit_tests_stay_out_of_the_built_panel() -> None:
     assert "test" not in hashed.split()
     assert "eslint.config.mjs" not in hashed
     tested = {p.name for p in (REPO / "labextension" / "test").glob("*.test.ts")}
-    assert {f"{n}.test.ts" for n in ("approvals", "dom", "rewind", "status", "toolcard")} <= tested
+    assert {f"{n}.test.ts" for n in ("approvals", "dom", "rewind", "status", "toolcard", "widgets")} <= tested

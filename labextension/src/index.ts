@@ -1,5 +1,7 @@
 /**
- * zengine-jupyter's JupyterLab extension: the side panel beside the notebook.
+ * zengine-jupyter's JupyterLab extension: the side panel beside the notebook, and the
+ * markdown renderer the cell widgets use (JupyterLab's rendermime, published on the page;
+ * that plugin needs nothing but rendermime, so it runs in Notebook 7 too).
  */
 
 import { ILayoutRestorer, JupyterFrontEnd, JupyterFrontEndPlugin } from '@jupyterlab/application';
@@ -11,6 +13,8 @@ import { ISettingRegistry } from '@jupyterlab/settingregistry';
 import { LabIcon } from '@jupyterlab/ui-components';
 
 import { ZenginePanel } from './panel';
+import { rendermimeMarkdown } from './rendermime';
+import { publishMarkdown } from './ui/markdown';
 import { CodeRestore } from './protocol';
 import { reloadRestored, restoredContexts } from './reload';
 
@@ -115,4 +119,15 @@ const plugin: JupyterFrontEndPlugin<void> = {
   }
 };
 
-export default plugin;
+/** The cell widgets render markdown with this page's rendermime (sanitised), like the panel. */
+const markdownPlugin: JupyterFrontEndPlugin<void> = {
+  id: 'zengine-jupyter:markdown',
+  description: "Lets zengine's cell widgets render markdown with JupyterLab's rendermime.",
+  autoStart: true,
+  requires: [IRenderMimeRegistry],
+  activate: (_app: JupyterFrontEnd, rendermime: IRenderMimeRegistry) => {
+    publishMarkdown(rendermimeMarkdown(rendermime));
+  }
+};
+
+export default [plugin, markdownPlugin];

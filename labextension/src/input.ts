@@ -4,7 +4,7 @@
  * the box, ArrowUp/ArrowDown to choose, Tab or Enter to take, Escape to close.
  */
 
-import { button, el } from './dom';
+import { button, el } from './ui/dom';
 import { SlashCommand } from './protocol';
 
 /** What the user typed: a message, or a slash command with its unparsed arguments. */

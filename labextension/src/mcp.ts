@@ -3,7 +3,7 @@
  * A collapsed section; opening it or Refresh asks the kernel (`mcp_status`).
  */
 
-import { button, collapsed, el } from './dom';
+import { button, collapsed, el, fillList } from './ui/dom';
 import { McpServerStatus, Reply } from './protocol';
 
 export class McpView {
@@ -33,23 +33,13 @@ export class McpView {
 
   async refresh(): Promise<void> {
     const reply = await this._status();
-    this._list.replaceChildren();
-    if (!reply.ok) {
-      el(
-        'li',
-        'jp-zengine-error',
-        reply.error ?? 'the kernel could not report MCP servers',
-        this._list
-      );
-      return;
-    }
-    const servers = reply.servers ?? [];
-    if (!servers.length) {
-      el('li', 'jp-zengine-empty', 'No MCP servers configured.', this._list);
-    }
-    for (const server of servers) {
-      this._item(server);
-    }
+    fillList(
+      this._list,
+      reply,
+      reply.servers,
+      { failed: 'the kernel could not report MCP servers', empty: 'No MCP servers configured.' },
+      server => this._item(server)
+    );
   }
 
   private _item(server: McpServerStatus): void {

@@ -11,16 +11,17 @@ import { INotebookTracker } from '@jupyterlab/notebook';
 import { Widget } from '@lumino/widgets';
 
 import { ConnectionState, KernelBinding } from './binding';
-import { ChatView } from './chat';
+import { ChatView } from './ui/chat';
 import { ConnectError, Connection, RequestBody } from './connection';
-import { el } from './dom';
+import { el } from './ui/dom';
 import { InputBox, Typed } from './input';
 import { McpView } from './mcp';
 import { CodeRestore, KernelMessage, Reply, WIRE_VERSION } from './protocol';
-import { RewindScope } from './rewind';
+import { rendermimeMarkdown } from './rendermime';
+import { RewindScope } from './ui/rewind';
 import { SessionsView } from './sessions';
-import { StatusBar } from './status';
-import { TrustBanner } from './trust';
+import { StatusBar } from './ui/status';
+import { TrustBanner } from './ui/trust';
 
 export { ConnectionState } from './binding';
 
@@ -69,7 +70,7 @@ export class ZenginePanel extends Widget {
     );
     this._bar = new StatusBar(this.node, () => void this._interrupt());
     this._chat = new ChatView(this.node, {
-      rendermime: options.rendermime,
+      markdown: rendermimeMarkdown(options.rendermime),
       status: this._bar,
       answer: (request, decision) =>
         this._request({ kind: 'approval_answer', request_id: request.id, decision }),
@@ -328,7 +329,7 @@ export class ZenginePanel extends Widget {
       return;
     }
     if (reply.text) {
-      this._chat.markdown('rewind', reply.text);
+      this._chat.rewound(reply.text);
     }
     if (reply.restore) {
       const editors = await this._options.reloadRestored(reply.restore);

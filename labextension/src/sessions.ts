@@ -4,7 +4,7 @@
  * Refresh button asks the kernel (`list_sessions`).
  */
 
-import { button, collapsed, el, usd, when } from './dom';
+import { button, collapsed, el, fillList, usd, when } from './ui/dom';
 import { Reply, SessionMeta } from './protocol';
 
 export interface ISessionsOptions {
@@ -47,23 +47,13 @@ export class SessionsView {
 
   async refresh(): Promise<void> {
     const reply = await this._options.list();
-    this._list.replaceChildren();
-    if (!reply.ok) {
-      el(
-        'li',
-        'jp-zengine-error',
-        reply.error ?? 'the kernel could not list the sessions',
-        this._list
-      );
-      return;
-    }
-    const sessions = reply.sessions ?? [];
-    if (!sessions.length) {
-      el('li', 'jp-zengine-empty', 'No chats in this project yet.', this._list);
-    }
-    for (const meta of sessions) {
-      this._item(meta);
-    }
+    fillList(
+      this._list,
+      reply,
+      reply.sessions,
+      { failed: 'the kernel could not list the sessions', empty: 'No chats in this project yet.' },
+      meta => this._item(meta)
+    );
   }
 
   private _item(meta: SessionMeta): void {

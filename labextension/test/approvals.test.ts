@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 
-import { Answer, ApprovalPrompt, outcomeText } from '../src/approvals';
+import { Answer, ApprovalPrompt, outcomeText } from '../src/ui/approvals';
 import { ApprovalDecision, Reply } from '../src/protocol';
 import { flush, host, reply, request, texts } from './helpers';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 
-import { button, collapsed, el, follow, usd, when } from '../src/dom';
+import { button, collapsed, el, follow, usd, when } from '../src/ui/dom';
 import { host } from './helpers';
 
 describe('el', () => {

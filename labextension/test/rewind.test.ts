@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 
-import { addRewindControl, RewindHandler, RewindScope } from '../src/rewind';
+import { addRewindControl, RewindHandler, RewindScope } from '../src/ui/rewind';
 import { flush, host } from './helpers';
 
 function parts(box: HTMLElement): {

@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 
-import { StatusBar } from '../src/status';
+import { StatusBar } from '../src/ui/status';
 import { host, texts } from './helpers';
 
 function cost(bar: StatusBar): string {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 
-import { argumentDiff, summarize, ToolCard } from '../src/toolcard';
+import { argumentDiff, summarize, ToolCard } from '../src/ui/toolcard';
 import { host, texts } from './helpers';
 
 /** Each diff line's class and text, as the card shows it. */

@@ -9,10 +9,11 @@ through Verify, which the user's settings allow, so the turn ends Verified).
 Screenshots go to .ci-artifacts/agent/; the last one is also docs/images/agent-cell.png, the
 picture the README shows.
 
-The turn widget (kernel/turn_widget.js) is found by these class names only: ``zengine-turn``,
-``zengine-text``, ``zengine-approval``, ``zengine-allow``, ``zengine-answered``, ``zengine-card``,
-``zengine-foot``, and for the badge the verification pill ``zengine-pill`` with its
-``data-badge`` (or, in the widget's first markup, a ``zengine-badge zengine-badge-<badge>`` line).
+The turn widget is built from the panel's component library (labextension/src/widgets/turn.ts
+over src/ui/), so it is found by the panel's class names: ``jp-zengine-widget-turn``, the
+conversation's items (``jp-zengine-item-assistant``), the tool card (``jp-zengine-tool``), the
+approval prompt (``jp-zengine-approval``, ``jp-zengine-allow``, its outcome line), the badge
+(``jp-zengine-badge`` with ``data-badge``) and the turn's result line.
 """
 
 from __future__ import annotations
@@ -42,8 +43,8 @@ REPO = Path(__file__).resolve().parents[2]
 ARTIFACTS = REPO / ".ci-artifacts" / "agent"
 README_IMAGE = REPO / "docs" / "images" / "agent-cell.png"
 WAIT_MS = 60_000
-TURN = ".jp-OutputArea-output .zengine-turn"
-BADGE = ".zengine-pill[data-badge], .zengine-badge"
+TURN = ".jp-OutputArea-output .jp-zengine-widget-turn"
+BADGE = ".jp-zengine-badge[data-badge]"
 PROMPT = "Set RATE to 2 in pipeline.py"
 STREAMED = "I'll change RATE in pipeline.py, then run the tests."
 FINAL = "Done: **RATE** is 2 now and the tests pass."
@@ -123,28 +124,26 @@ def test_agent_cell_streams_asks_and_verifies_in_the_browser(
 
     # the turn streams into the cell's output and stops at the approval prompt
     turn = page.locator(TURN)
-    turn.locator(".zengine-approval .zengine-allow").wait_for()
-    assert turn.locator(".zengine-text").first.inner_text().strip() == STREAMED
-    prompt = turn.locator(".zengine-approval")
+    turn.locator(".jp-zengine-approval .jp-zengine-allow").wait_for()
+    assert turn.locator(".jp-zengine-item-assistant").first.inner_text().strip() == STREAMED
+    prompt = turn.locator(".jp-zengine-approval")
     assert prompt.inner_text().startswith("Allow Edit? pipeline.py")
-    assert "+RATE = 2" in turn.locator(".zengine-card").last.inner_text()  # the proposed diff
+    assert "+RATE = 2" in turn.locator(".jp-zengine-tool").last.inner_text()  # the proposed diff
     assert (project / "pipeline.py").read_text().startswith("RATE = 1\n")
     # the notebook stays usable while the turn waits: the cell has finished executing
     assert page.locator(".jp-Notebook .jp-InputPrompt").nth(1).inner_text().strip() == "[2]:"
     _shot(page, "1-approval")
 
-    turn.locator(".zengine-approval .zengine-allow").click()
-    turn.locator(".zengine-answered").wait_for()
+    turn.locator(".jp-zengine-approval .jp-zengine-allow").click()
+    turn.locator(".jp-zengine-approval-outcome").wait_for()
     badge = turn.locator(BADGE).last
     badge.wait_for()
-    kind = badge.get_attribute("data-badge") or badge.get_attribute("class") or ""
-    assert kind.split()[-1] in ("verified", "zengine-badge-verified"), kind
-    assert "verified" in badge.inner_text().lower()
-    page.wait_for_function(
-        "document.querySelector('.zengine-turn .zengine-foot').textContent.includes('changed')"
-    )
-    assert "changed pipeline.py" in turn.locator(".zengine-foot").inner_text()
-    assert "RATE is 2 now" in turn.locator(".zengine-text").last.inner_text()
+    assert badge.get_attribute("data-badge") == "verified"
+    assert badge.inner_text().startswith("Verified: ")
+    result = turn.locator(".jp-zengine-turn-result", has_text="Changed pipeline.py.")
+    result.wait_for()
+    assert result.inner_text().startswith("Turn completed.")
+    assert "RATE is 2 now" in turn.locator(".jp-zengine-item-assistant").last.inner_text()
     assert (project / "pipeline.py").read_text().startswith("RATE = 2\n")
     _shot(page, "2-verified")
     cell = page.locator(".jp-Notebook .jp-Cell").nth(1)  # the %%agent cell and its output

@@ -230,10 +230,10 @@ def test_agent_cell_turn_is_live_in_the_panel_both_ways(
     _panel(page, ".jp-zengine-approval .jp-zengine-allow").last.wait_for()
     assert _panel(page, ".jp-zengine-item-user").count() == users_before + 1
     assert _last_user(page) == "Set RATE to 3"
-    widget = cell.locator(".zengine-turn")
-    widget.locator(".zengine-approval").wait_for()
+    widget = cell.locator(".jp-zengine-widget-turn")
+    widget.locator(".jp-zengine-approval").wait_for()
     _panel(page, ".jp-zengine-approval .jp-zengine-allow").last.click()
-    edit_state = widget.locator('.zengine-card:has-text("Edit") .zengine-card-state')
+    edit_state = widget.locator('.jp-zengine-tool[data-tool="Edit"] .jp-zengine-tool-state')
     page.wait_for_function(
         "node => /allowed|done/.test(node.textContent)", arg=edit_state.element_handle()
     )
@@ -246,7 +246,7 @@ def test_agent_cell_turn_is_live_in_the_panel_both_ways(
     _run_cell(page, cell, "%%agent\nSet RATE to 4")
     prompt = _panel(page, ".jp-zengine-approval").last
     prompt.locator(".jp-zengine-allow").wait_for()
-    cell.locator(".zengine-approval .zengine-allow").last.click()
+    cell.locator(".jp-zengine-approval .jp-zengine-allow").last.click()
     prompt.locator(".jp-zengine-approval-outcome").wait_for()
     assert prompt.locator("button").count() == 0
     assert "Allowed" in prompt.locator(".jp-zengine-approval-outcome").inner_text()

@@ -67,7 +67,7 @@ def test_quickstart_runs_all_offline_in_the_browser(lab: LabServer, page: Any, c
 
     errors = page.locator(".jp-OutputArea-output[data-mime-type='application/vnd.jupyter.stderr']")
     assert errors.count() == 0, [errors.nth(i).inner_text() for i in range(errors.count())]
-    turns = page.locator(".jp-OutputArea-output .zengine-turn")
+    turns = page.locator(".jp-OutputArea-output .jp-zengine-widget-turn")
     assert turns.count() >= 2
     first = turns.first
     first.scroll_into_view_if_needed()

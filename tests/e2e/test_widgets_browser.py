@@ -1,6 +1,6 @@
 """The kernel's widgets in real JupyterLab (Debian Chromium): the status widget (an anywidget
 over a raw comm) with its trust banner and a click on "Trust", the turn widget's verification
-pill with its check behind it and Interrupt gone once the turn ended, and the rewind widget
+badge with its check behind it and Interrupt gone once the turn ended, and the rewind widget
 putting a file back.
 
 Screenshots go to .ci-artifacts/widgets/.
@@ -92,14 +92,14 @@ def test_status_trust_badge_and_rewind_in_a_browser(
 
             # the status widget renders through anywidget's frontend, details on request; the
             # panel attached zengine silently first, yet %load_ext shows the status (one widget)
-            banner = page.locator(".zengine-status .zengine-trust-banner")
+            banner = page.locator(".jp-zengine-widget-status .jp-zengine-trust")
             banner.wait_for()
             assert "Trust this workspace?" in banner.inner_text()
             assert "permissions.allow (project)" in banner.inner_text()
-            assert "not trusted" in page.locator(".zengine-status").inner_text()
+            assert "not trusted" in page.locator(".jp-zengine-widget-status").inner_text()
             _shot(page, "1-status-banner")
             banner.locator("button", has_text="Trust").click()
-            page.locator(".zengine-status-row.ok >> text=trusted").first.wait_for()
+            page.locator(".jp-zengine-status-row.jp-zengine-ok >> text=trusted").first.wait_for()
             assert banner.count() == 0
             trusted = json.loads((zengine_home / "trust.json").read_text())
             assert [f["path"] for f in trusted["folders"]] == [str(root.resolve())]
@@ -109,29 +109,30 @@ def test_status_trust_badge_and_rewind_in_a_browser(
             below = "Run Selected Cell and All Below"
             page.locator(".lm-Menu-itemLabel").get_by_text(below, exact=True).click()
             # the turn: the verification pill at its end with the check behind it
-            pill = page.locator(".zengine-turn .zengine-pill")
-            pill.wait_for()
-            assert pill.get_attribute("data-badge") == "verified"
-            assert pill.locator("summary").inner_text() == "✓ Verified · 1 check"
-            pill.locator("summary").click()
-            check = pill.locator(".zengine-checks li.passed")
-            assert check.inner_text().startswith("✓ unit: ")
+            turn = page.locator(".jp-zengine-widget-turn")
+            badge = turn.locator(".jp-zengine-badge[data-badge]")
+            badge.wait_for()
+            assert badge.get_attribute("data-badge") == "verified"
+            assert badge.inner_text().startswith("Verified: ")
+            turn.locator(".jp-zengine-checks > summary").click()
+            check = turn.locator(".jp-zengine-check.jp-zengine-ok")
+            assert check.inner_text().startswith("unit passed ")
             # no Interrupt once the turn ended; the cost is shown
-            assert page.locator(".zengine-turn .zengine-interrupt").is_hidden()
-            assert page.locator(".zengine-turn .zengine-cost").inner_text().startswith("$")
-            assert "RATE is 2 now." in page.locator(".zengine-turn .zengine-text").inner_text()
+            assert turn.locator(".jp-zengine-interrupt").is_hidden()
+            assert turn.locator(".jp-zengine-cost").inner_text().startswith("turn $")
+            assert "RATE is 2 now." in turn.locator(".jp-zengine-item-assistant").inner_text()
             # --yes answered the approval: the prompt says so, without buttons
-            answered = page.locator(".zengine-turn .zengine-approval .zengine-answered")
-            assert answered.inner_text().startswith("Allowed (user)")
-            assert page.locator(".zengine-turn .zengine-approval button").count() == 0
+            answered = turn.locator(".jp-zengine-approval .jp-zengine-approval-outcome")
+            assert answered.inner_text().startswith("Allowed by you")
+            assert turn.locator(".jp-zengine-approval button").count() == 0
             assert (root / "pipeline.py").read_text() == "RATE = 2\n"
 
             # the rewind widget lists the message; "Restore code" puts the file back
-            point = page.locator(".zengine-rewind .zengine-rewind-point")
+            point = page.locator(".jp-zengine-widget-rewind .jp-zengine-rewind-point")
             point.wait_for()
             _shot(page, "2-turn-and-rewind")
             point.locator("button", has_text="Restore code").click()
-            result = page.locator(".zengine-rewind .zengine-rewind-result")
+            result = page.locator(".jp-zengine-widget-rewind .jp-zengine-rewind-result")
             result.wait_for()
             assert "restored pipeline.py" in result.inner_text()
             assert (root / "pipeline.py").read_text() == "RATE = 1\n"

@@ -13,7 +13,6 @@ from typing import Any
 import pytest
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
-from zengine_jupyter.kernel._esm import widget_esm
 from zengine_jupyter.kernel._view_messages import (
     WidgetName,
     events_message,
@@ -320,8 +319,9 @@ def test_protocol_ts_declares_every_widget_model_with_its_fields() -> None:
 
 def test_the_wire_version_is_written_in_one_place() -> None:
     """WIRE_VERSION is defined in protocol/_wire_version.py only: no Python module assigns
-    another version constant, the widgets' JS defines no WIRE of its own (the ESM gets it
-    from the kernel), and no TypeScript but the generated file spells ``v: 1``."""
+    another version constant, the kernel holds no hand-written widget JS (the widgets are
+    bundled from labextension/src/widgets, which import the generated protocol.ts), and no
+    TypeScript but the generated file spells ``v: 1``."""
     package = REPO / "zengine_jupyter"
     definitions = [
         str(path.relative_to(package))
@@ -329,13 +329,13 @@ def test_the_wire_version_is_written_in_one_place() -> None:
         if re.search(r"^\s*\w*WIRE_VERSION\w*\s*(:[^=]*)?=", path.read_text(), re.M)
     ]
     assert definitions == ["protocol/_wire_version.py"]
-    for path in (package / "kernel").glob("*.js"):
-        assert not re.search(r"\bconst\s+WIRE\b|\bv:\s*\d", path.read_text()), path.name
-    for path in (REPO / "labextension" / "src").glob("*.ts"):
+    assert not list((package / "kernel").glob("*.js")), "widget JS belongs in labextension/src"
+    for path in (REPO / "labextension" / "src").rglob("*.ts"):
         if path.name != "protocol.ts":
             assert not re.search(r"\bv:\s*\d", path.read_text()), path.name
-    for name in ("turn_widget.js", "status_widget.js", "rewind_widget.js"):
-        assert widget_esm(name).startswith(f"const WIRE = {WIRE_VERSION};")
+    for path in (REPO / "labextension" / "src" / "widgets").glob("*.ts"):
+        text = path.read_text()
+        assert "WIRE_VERSION" not in text or "from '../protocol'" in text, path.name
     assert f"export const WIRE_VERSION = {WIRE_VERSION};" in PROTOCOL_TS.read_text()
 
 

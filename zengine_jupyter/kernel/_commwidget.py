@@ -2,7 +2,7 @@
 speaks, so ``%load_ext zengine`` can show a widget without importing the widget stack.
 
 The frontend sees an ordinary anywidget model (``AnyModel`` / ``AnyView`` of the ``anywidget``
-module, its ESM given as a string, its CSS read from a file): it renders with anywidget's
+module, its ESM and CSS given as strings): it renders with anywidget's
 JupyterLab extension.
 The kernel side is a ``jupyter.widget`` comm opened with the ``comm`` package (which ipykernel
 already loaded): the initial state goes in ``comm_open``, trait changes go out as ``update``
@@ -60,7 +60,7 @@ class CommWidget:
         self,
         *,
         esm: str,
-        css: Path | None,
+        css: str,
         state: dict[str, Any],
         loop: asyncio.AbstractEventLoop | None,
         widget_id: str,
@@ -77,7 +77,7 @@ class CommWidget:
             "_view_module_version": semver,
             "_view_count": None,
             "_esm": esm,
-            "_css": css.read_text(encoding="utf-8") if css else "",
+            "_css": css,
             "_anywidget_id": widget_id,
             **state,
         }

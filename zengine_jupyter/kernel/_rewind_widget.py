@@ -22,13 +22,12 @@ subshell thread: they are handed to the kernel's loop.
 from __future__ import annotations
 
 import asyncio
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import anywidget
 import traitlets
 
-from zengine_jupyter.kernel._esm import widget_esm
+from zengine_jupyter.kernel._esm import widget_css, widget_esm
 from zengine_jupyter.kernel._view_messages import parse_request, reply_message
 from zengine_jupyter.protocol import RewindOutcome, RewindPointView
 
@@ -40,15 +39,14 @@ if TYPE_CHECKING:
 
 __all__ = ["RewindWidget"]
 
-_HERE = Path(__file__).parent
 _WHAT = {"code": (True, False), "conversation": (False, True), "both": (True, True)}
 
 
 class RewindWidget(anywidget.AnyWidget):
     """One chat's rewind points and the outcome of the last rewind."""
 
-    _esm = widget_esm("rewind_widget.js")
-    _css = _HERE / "rewind_widget.css"
+    _esm = widget_esm("rewind")
+    _css = widget_css()
     session_id = traitlets.Unicode("").tag(sync=True)
     points: traitlets.List[dict[str, Any]] = traitlets.List().tag(sync=True)
     result = traitlets.Dict(allow_none=True, default_value=None).tag(sync=True)

@@ -27,23 +27,23 @@ from __future__ import annotations
 
 import asyncio
 import functools
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from IPython.display import display
 
 from zengine_jupyter.kernel._commwidget import CommWidget
-from zengine_jupyter.kernel._esm import widget_esm
+from zengine_jupyter.kernel._esm import widget_css, widget_esm
 from zengine_jupyter.kernel._status import KernelStatus, current_status
 from zengine_jupyter.kernel._view_messages import parse_request, reply_message
 from zengine_jupyter.protocol import WIRE_VERSION
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from zengine_jupyter.kernel._controller import KernelController
 
 __all__ = ["StatusBoard"]
 
-_HERE = Path(__file__).parent
 _WIDGET_ID = "zengine_jupyter.kernel.StatusWidget"
 _MORE = "`%zengine` for trust, model, sandbox and MCP servers"
 
@@ -79,7 +79,7 @@ class StatusBoard:
             loop = None
         state = {"v": WIRE_VERSION, "info": _info(status), "details": details,
                  "dismissed": str(root) in self.dismissed, "busy": "", "error": error}  # fmt: skip
-        widget = CommWidget(esm=widget_esm("status_widget.js"), css=_HERE / "status_widget.css",
+        widget = CommWidget(esm=widget_esm("status"), css=widget_css(),
                             state=state, loop=loop, widget_id=_WIDGET_ID)  # fmt: skip
         widget.handler = functools.partial(self._on_request, widget, root)
         self.widgets.append((root, widget))

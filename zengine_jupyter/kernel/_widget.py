@@ -17,13 +17,12 @@ model, in a collapsed block. The traits are :class:`~zengine_jupyter.protocol.Tu
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import anywidget
 import traitlets
 
-from zengine_jupyter.kernel._esm import widget_esm
+from zengine_jupyter.kernel._esm import widget_css, widget_esm
 from zengine_jupyter.kernel._view_messages import events_message, parse_request, reply_message
 
 if TYPE_CHECKING:
@@ -35,7 +34,6 @@ if TYPE_CHECKING:
 
 __all__ = ["TurnWidget"]
 
-_HERE = Path(__file__).parent
 _MAX_KEPT = 20_000
 """Events a widget keeps for views that open later (a reload); older ones are dropped."""
 
@@ -43,8 +41,8 @@ _MAX_KEPT = 20_000
 class TurnWidget(anywidget.AnyWidget):
     """One ``%%agent`` turn as the user sees it."""
 
-    _esm = widget_esm("turn_widget.js")
-    _css = _HERE / "turn_widget.css"
+    _esm = widget_esm("turn")
+    _css = widget_css()
     prompt = traitlets.Unicode("").tag(sync=True)
     session_id = traitlets.Unicode("").tag(sync=True)
     status = traitlets.Unicode("starting").tag(sync=True)

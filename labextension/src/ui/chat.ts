@@ -1,25 +1,30 @@
 /**
- * The conversation: rebuilt from a Snapshot's log records, then kept current by live engine
- * events. User messages (each with its rewind control), streamed markdown, thinking
+ * The conversation, for the panel and the %%agent cell widget alike: rebuilt from a
+ * Snapshot's log records (panel) or a replay of events (widget), then kept current by live
+ * engine events. User messages (each with its rewind control), streamed markdown, thinking
  * (collapsed), tool cards with their approval prompts, provider-busy lines, errors, notices.
- * The cost and the verification badge live in the panel's footer (`StatusBar`).
+ * The cost and the verification badge live in the view's `StatusBar`.
  */
-
-import { IRenderMimeRegistry } from '@jupyterlab/rendermime';
 
 import { ApprovalPrompt, Answer, outcomeText } from './approvals';
 import { collapsed, el, follow } from './dom';
-import { MarkdownBlock } from './markdown';
-import { ApprovalRequest, EngineEvent, LogRecord, MessageRecord, Snapshot } from './protocol';
-import { RewindHandler, addRewindControl } from './rewind';
+import { IMarkdown, MarkdownBlock } from './markdown';
+import { ApprovalRequest, EngineEvent, LogRecord, MessageRecord, Snapshot } from '../protocol';
+import { RewindHandler, addRewindControl, rewindOutcome, rewoundLine } from './rewind';
 import { StatusBar } from './status';
 import { ToolCard } from './toolcard';
 
 export interface IChatOptions {
-  rendermime: IRenderMimeRegistry;
+  /** Renders markdown (null: plain text). */
+  markdown: IMarkdown | null;
   status: StatusBar;
   answer: Answer;
-  rewind: RewindHandler;
+  /** Rewinds to before a user message; null: no rewind control (the cell widget). */
+  rewind: RewindHandler | null;
+  /** False where the user's message is already on screen (the cell is the message). */
+  showUser?: boolean;
+  /** A line for `trust_required` (the cell widget); without it the view shows a banner. */
+  trustLine?: (folder: string, withheld: string[]) => string;
 }
 
 export class ChatView {
@@ -64,7 +69,9 @@ export class ChatView {
     switch (event.kind) {
       case 'turn_started':
         this._endStream();
-        this._user(event.prompt, event.turn_id ?? null);
+        if (this._options.showUser !== false) {
+          this._user(event.prompt, event.turn_id ?? null);
+        }
         status.setRunning(event.turn_id ?? 'running');
         this.node.scrollTop = this.node.scrollHeight;
         return;
@@ -129,18 +136,16 @@ export class ChatView {
           this._line('notice', `Turn ${event.status}${event.reason ? `: ${event.reason}` : ''}.`);
         }
         break;
-      case 'rewound': {
-        const what = [
-          event.result.code ? 'the files' : '',
-          event.result.conversation ? 'the conversation' : ''
-        ]
-          .filter(Boolean)
-          .join(' and ');
-        this._line('notice', `Rewound ${what || 'nothing'} to before “${event.result.prompt}”.`);
+      case 'rewound':
+        this._line('notice', rewoundLine(event.result));
         break;
-      }
+      case 'trust_required':
+        if (this._options.trustLine) {
+          this._line('notice', this._options.trustLine(event.folder, event.withheld));
+        }
+        break;
       default:
-        break; // checkpoint_taken, resync, trust_required: handled by the panel or not shown
+        break; // checkpoint_taken, resync: handled by the view or not shown
     }
     follow(this.node);
   }
@@ -149,7 +154,15 @@ export class ChatView {
   markdown(kind: string, source: string): void {
     this._endStream();
     const item = this._item(kind);
-    new MarkdownBlock(this._options.rendermime, el('div', 'jp-zengine-body', null, item), source);
+    new MarkdownBlock(this._options.markdown, el('div', 'jp-zengine-body', null, item), source);
+    follow(this.node);
+  }
+
+  /** A rewind's outcome, in the engine's words (`describe_rewind`); the headline is the
+   * `rewound` event's line. */
+  rewound(text: string): void {
+    this._endStream();
+    rewindOutcome(this._item('rewind'), text);
     follow(this.node);
   }
 
@@ -157,6 +170,14 @@ export class ChatView {
     const node = this._line(kind, text);
     follow(this.node);
     return node;
+  }
+
+  /** The turn is over: streamed text renders now; prompts nobody answered lose their buttons. */
+  closePrompts(text: string): void {
+    this._endStream();
+    for (const prompt of this._prompts.values()) {
+      prompt.expire(text);
+    }
   }
 
   /** The prompt waiting for an answer, if any (keyboard users jump to it). */
@@ -289,6 +310,8 @@ export class ChatView {
     el('div', 'jp-zengine-body', text, item);
     if (turnId) {
       item.dataset.turnId = turnId;
+    }
+    if (turnId && this._options.rewind) {
       addRewindControl(item, turnId, this._options.rewind);
     }
   }
@@ -299,7 +322,7 @@ export class ChatView {
       const item = this._item('assistant');
       item.setAttribute('aria-label', 'Agent');
       this._text = new MarkdownBlock(
-        this._options.rendermime,
+        this._options.markdown,
         el('div', 'jp-zengine-body', null, item)
       );
     }

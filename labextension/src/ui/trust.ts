@@ -1,12 +1,24 @@
 /**
- * The trust banner: "Trust this workspace?" with what the project's settings would do that is
- * withheld until the user trusts the folder; Trust / Not now (a `trust_answer` request).
+ * The trust banner (panel and status widget): "Trust this workspace?" with what the project's
+ * settings would do that is withheld until the user trusts the folder; Trust / Not now (a
+ * `trust_answer` request).
  */
 
-import { button, el } from './dom';
-import { Reply, TrustRequired } from './protocol';
+import { Outcome, button, el, errorText } from './dom';
 
-export type TrustSender = (folder: string, trust: boolean) => Promise<Reply>;
+export type TrustSender = (folder: string, trust: boolean) => Promise<Outcome>;
+
+/** What the banner shows: the folder, the withheld settings, why trust could not be read. */
+export interface ITrustQuestion {
+  folder: string;
+  withheld: string[];
+  problem?: string | null;
+}
+
+/** A withheld setting as one line: `key (layer): detail`. */
+export function withheldLine(item: { key: string; layer: string; detail?: string | null }): string {
+  return `${item.key} (${item.layer})${item.detail ? `: ${item.detail}` : ''}`;
+}
 
 export class TrustBanner {
   constructor(
@@ -15,7 +27,7 @@ export class TrustBanner {
   ) {}
 
   /** Show (or replace) the banner for this event. */
-  show(event: TrustRequired): void {
+  show(event: ITrustQuestion): void {
     this.clear();
     const node = el('section', 'jp-zengine-trust', null, this._host);
     node.setAttribute('role', 'region');
@@ -25,6 +37,9 @@ export class TrustBanner {
     title.id = `jp-zengine-trust-${++counter}`;
     node.setAttribute('aria-labelledby', title.id);
     el('div', 'jp-zengine-trust-folder', event.folder, node);
+    if (event.problem) {
+      el('div', 'jp-zengine-trust-problem', event.problem, node);
+    }
     el('div', 'jp-zengine-trust-lead', 'Until you trust it, its settings cannot:', node);
     const list = el('ul', 'jp-zengine-trust-withheld', null, node);
     for (const item of event.withheld) {
@@ -45,7 +60,7 @@ export class TrustBanner {
         }
       } else {
         row.querySelectorAll('button').forEach(b => (b.disabled = false));
-        status.textContent = reply.error ?? 'the kernel refused the answer';
+        status.textContent = errorText(reply);
       }
     };
     button(

@@ -3,6 +3,19 @@
  * with Enter and Space (native <button>), and short human-readable numbers and dates.
  */
 
+/** A kernel's answer to a request, as every view reads it (the panel's and the widgets'). */
+export interface Outcome {
+  ok: boolean;
+  error?: string | null;
+  hint?: string | null;
+}
+
+/** A failed answer in the kernel's own words, with its hint. */
+export function errorText(outcome: Outcome, fallback = 'the kernel refused the answer'): string {
+  const hint = outcome.hint ? ` (${outcome.hint})` : '';
+  return `${outcome.error ?? fallback}${hint}`;
+}
+
 /** A new element with `className` (and text), appended to `parent` when given. */
 export function el<K extends keyof HTMLElementTagNameMap>(
   tag: K,
@@ -72,5 +85,26 @@ export function follow(container: HTMLElement): void {
   const near = container.scrollHeight - container.scrollTop - container.clientHeight < 120;
   if (near) {
     container.scrollTop = container.scrollHeight;
+  }
+}
+
+/** Fill a list from a kernel's answer: its error, a line saying it is empty, or one item each. */
+export function fillList<T>(
+  list: HTMLElement,
+  reply: Outcome,
+  items: T[] | null | undefined,
+  words: { failed: string; empty: string },
+  add: (item: T) => void
+): void {
+  list.replaceChildren();
+  if (!reply.ok) {
+    el('li', 'jp-zengine-error', reply.error ?? words.failed, list);
+    return;
+  }
+  if (!items?.length) {
+    el('li', 'jp-zengine-empty', words.empty, list);
+  }
+  for (const item of items ?? []) {
+    add(item);
   }
 }

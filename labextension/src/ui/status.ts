@@ -1,7 +1,7 @@
 /**
- * The panel's turn bar: the chat's title, whether a turn runs (with the Interrupt button),
- * the cost (this turn and the chat), and the verification badge with the check records behind
- * it (a collapsed list).
+ * The turn bar (the panel's, and the %%agent cell widget's): the chat's title, whether a turn
+ * runs (with the Interrupt button), the cost (this turn and the chat), the verification badge
+ * with the check records behind it (a collapsed list), and how the last turn ended.
  */
 
 import { button, collapsed, el, usd } from './dom';
@@ -33,6 +33,8 @@ export class StatusBar {
     this._cost = el('span', 'jp-zengine-cost', null, row);
     this._cost.setAttribute('aria-label', 'Cost');
     this._badgeBox = el('div', 'jp-zengine-badge-box', null, this.node);
+    this._result = el('div', 'jp-zengine-turn-result', null, this.node);
+    this._result.setAttribute('role', 'status');
     this.reset();
   }
 
@@ -47,7 +49,18 @@ export class StatusBar {
     this._badgeBox.replaceChildren();
     this._badge = null;
     this._list = null;
+    this._result.textContent = '';
     this.setRunning(null);
+  }
+
+  /** How the turn ended (the cell widget: status, changed files, the chat's cost line). */
+  setResult(text: string): void {
+    this._result.textContent = text;
+  }
+
+  /** Whether anyone can press Interrupt here (false: hidden, e.g. a turn run by nbclient). */
+  set interruptible(value: boolean) {
+    this._interrupt.hidden = !value;
   }
 
   setTitle(title: string): void {
@@ -143,6 +156,7 @@ export class StatusBar {
   private _interrupt: HTMLButtonElement;
   private _cost: HTMLElement;
   private _badgeBox: HTMLElement;
+  private _result: HTMLElement;
   private _badge: HTMLElement | null = null;
   private _list: HTMLElement | null = null;
   private _checks = new Map<string, { passed: boolean; summary: string }>();

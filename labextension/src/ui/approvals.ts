@@ -5,10 +5,10 @@
  * and its buttons are gone.
  */
 
-import { button, el } from './dom';
-import { ApprovalDecision, ApprovalRequest, Reply } from './protocol';
+import { ApprovalDecision, ApprovalRequest } from '../protocol';
+import { Outcome, button, el, errorText } from './dom';
 
-export type Answer = (request: ApprovalRequest, decision: ApprovalDecision) => Promise<Reply>;
+export type Answer = (request: ApprovalRequest, decision: ApprovalDecision) => Promise<Outcome>;
 
 const LAYERS: { value: 'local' | 'user'; label: string }[] = [
   { value: 'local', label: 'this project (local settings)' },
@@ -124,6 +124,17 @@ export class ApprovalPrompt {
     }
   }
 
+  /** Nobody can answer any more (the turn ended): drop the buttons, say why. */
+  expire(text: string): void {
+    if (this.answered) {
+      return;
+    }
+    this._outcome = text;
+    this.node.dataset.outcome = 'expired';
+    this._controls.remove();
+    el('div', 'jp-zengine-approval-outcome', text, this.node).setAttribute('role', 'status');
+  }
+
   private async _send(decision: ApprovalDecision, label: string): Promise<void> {
     if (this.answered) {
       return;
@@ -142,7 +153,7 @@ export class ApprovalPrompt {
       this.settle(`You ${label}.`, decision.action !== 'deny');
     } else {
       buttons.forEach(b => (b.disabled = false));
-      this._error.textContent = reply.error ?? 'the kernel refused the answer';
+      this._error.textContent = errorText(reply);
     }
   }
 
