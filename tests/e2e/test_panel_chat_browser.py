@@ -150,6 +150,7 @@ def test_send_approve_badge_and_rewind_code(
         "turn is *verified*; the diff above shows the one line that changed in the file."
     )
     _edit_turn(provider, "RATE = 1", "RATE = 2", done)
+    provider.title_replies.append(Reply.answer("Raise the pipeline rate"))  # model.fast's title
     _panel(page, ".jp-zengine-input").fill("Set RATE to 2")
     _panel(page, ".jp-zengine-send").click()
 
@@ -182,6 +183,8 @@ def test_send_approve_badge_and_rewind_code(
     assert 1 <= int(answer.get_attribute("data-renders")) <= deltas // 2
     assert "$" in _panel(page, ".jp-zengine-cost").inner_text()
     _wait_turn_over(page)
+    # after the first turn the chat gets its title (spec gaps 21.4), live in the header
+    page.locator(f"{PANEL} .jp-zengine-title", has_text="Raise the pipeline rate").wait_for()
     README_SHOT.parent.mkdir(parents=True, exist_ok=True)
     page.locator(PANEL).screenshot(path=str(README_SHOT))
     _shot(page, "2-verified")
@@ -192,6 +195,7 @@ def test_send_approve_badge_and_rewind_code(
     item = _panel(page, f'.jp-zengine-session[data-session-id="{session}"]')
     item.wait_for()
     assert "$" in item.locator(".jp-zengine-session-meta").inner_text()
+    assert item.locator(".jp-zengine-session-title").inner_text() == "Raise the pipeline rate"
     assert "jp-mod-current" in (item.get_attribute("class") or "")
     connections_before = _panel(page, ".jp-zengine-item").count()
     item.locator(".jp-zengine-resume").click()
