@@ -353,3 +353,38 @@ def test_one_turn_shows_the_same_words_in_the_cell_and_the_panel(
         assert _contrast(node) >= 4.5
     _contrasts(views, "dark")
     _shoot(page, widget, panel, "dark")
+
+
+_REBUILT = (".jp-zengine-item-assistant", ".jp-zengine-tool-head",
+            '.jp-zengine-tool[data-tool="Edit"] .jp-zengine-diff', ".jp-zengine-approval-outcome",
+            ".jp-zengine-badge", ".jp-zengine-check")  # fmt: skip
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="ChatView._record draws log records in other words than the live events: a tool "
+    "card's summary (summarize(args), not the event's), the Edit's diff (the arguments', no "
+    "@@ hunk: tool_result records carry no diff), the check line (checkSummary: the command, "
+    "not the engine's summary) and the badge ('Checks passed (from the log)')",
+)
+def test_the_panel_rebuilt_from_the_log_shows_the_same_words(page: Any) -> None:
+    """Resuming the chat makes the panel draw the turn again from the chat's log records
+    (``ChatView.reset``), as after a kernel restart; the cell widget keeps its live events."""
+    panel = page.locator(PANEL)
+    widget = _cell(page, 1).locator(".jp-zengine-widget.jp-zengine-widget-turn")
+    session = panel.get_attribute("data-session-id")
+    panel.locator(".jp-zengine-sessions > summary").click()
+    panel.locator(f'.jp-zengine-session[data-session-id="{session}"] .jp-zengine-resume').click()
+    # notices are not log records: gone once the panel has drawn the chat again
+    panel.locator(".jp-zengine-item-notice", has_text="/checks:").wait_for(state="detached")
+    page.wait_for_selector(f'{PANEL}[data-subscribed="true"][data-session-id="{session}"]')
+    panel.locator(".jp-zengine-tool").nth(4).wait_for()
+    _open_checks(panel)
+    _shoot(page, widget, panel, "dark-rebuilt")
+    differ = {}
+    for selector in _REBUILT:
+        mine, theirs = _texts(widget.locator(selector)), _texts(panel.locator(selector))
+        if mine != theirs:
+            differ[selector] = {"widget": mine, "panel": theirs}
+    (ARTIFACTS / "rebuilt-differences.json").write_text(json.dumps(differ, indent=1))
+    assert not differ, json.dumps(differ, indent=1)

@@ -101,7 +101,7 @@ def running_lab(
     notification.parent.mkdir(parents=True, exist_ok=True)
     notification.write_text(json.dumps(_QUIET_NOTIFICATIONS))
     (state / "workspaces").mkdir(parents=True, exist_ok=True)
-    log = state / f"jupyter-{app}.log"
+    log = state / f"jupyter-{app.removeprefix('jupyter')}.log"  # jupyter-lab.log
     cls = _APP_CLASS[app]
     argv = [
         sys.executable, "-m", app, "--no-browser", "--allow-root",
@@ -132,14 +132,12 @@ def _wait_ready(server: LabServer, process: subprocess.Popen[bytes], timeout: fl
     while time.monotonic() < deadline:
         if process.poll() is not None:
             output = server.log.read_text()
-            raise RuntimeError(f"jupyter {server.app} exited ({process.returncode}):\n{output}")
+            raise RuntimeError(f"{server.app} exited ({process.returncode}):\n{output}")
         with contextlib.suppress(httpx.TransportError):
             if server.api("GET", "/api/status").status_code == 200:
                 return
         time.sleep(0.2)
-    raise TimeoutError(
-        f"jupyter {server.app} did not answer within {timeout} s:\n{server.log.read_text()}"
-    )
+    raise TimeoutError(f"{server.app} did not answer within {timeout} s:\n{server.log.read_text()}")
 
 
 def _stop(process: subprocess.Popen[bytes]) -> None:
