@@ -1,8 +1,10 @@
 """A real JupyterLab server and Debian Chromium, for browser tests.
 
-``running_lab`` starts ``jupyter lab`` from this environment on a free 127.0.0.1 port with a
-token, a temporary root, its own settings and workspaces folders (the news / update pop-up
-turned off, so it never covers a screenshot), and stops it by its process id.
+``running_lab`` starts ``jupyter lab`` (or, with ``app="notebook"``, Notebook 7) from this
+environment on a free 127.0.0.1 port with a token, a temporary root, its own settings and
+workspaces folders (the news / update pop-up turned off, so it never covers a screenshot), and
+stops it by its process id. The page exposes the application as ``window.jupyterapp`` (its
+commands, e.g. ``apputils:change-theme``).
 ``launch_chromium`` starts the Debian ``chromium`` through Playwright (its own browser
 download does not work here) with the flags the environment notes list.
 """
@@ -18,7 +20,7 @@ import subprocess
 import sys
 import time
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 import httpx
 
@@ -28,7 +30,14 @@ if TYPE_CHECKING:
     from collections.abc import Iterator, Mapping
     from pathlib import Path
 
-__all__ = ["CHROMIUM_ARGS", "LabServer", "chromium_page", "launch_chromium", "running_lab"]
+__all__ = [
+    "CHROMIUM_ARGS",
+    "LabServer",
+    "chromium_page",
+    "launch_chromium",
+    "running_lab",
+    "write_notebook",
+]
 
 CHROMIUM_ARGS = (
     "--no-sandbox",
@@ -42,21 +51,29 @@ CHROMIUM_ARGS = (
 
 _QUIET_NOTIFICATIONS = {"fetchNews": "false", "checkForUpdates": False}
 
+App = Literal["jupyterlab", "notebook"]
+_APP_CLASS: dict[App, str] = {"jupyterlab": "LabApp", "notebook": "JupyterNotebookApp"}
+
 
 @dataclass(frozen=True)
 class LabServer:
-    """One running JupyterLab: its URL, token, root folder and server log."""
+    """One running JupyterLab (or Notebook 7): its URL, token, root folder and server log."""
 
     url: str
     token: str
     root: Path
     log: Path
+    app: App = "jupyterlab"
 
     def lab_url(self, path: str = "", *, reset: bool = True) -> str:
         """The page for ``path`` (a file under the root, or "" for the launcher)."""
         target = f"{self.url}/lab/tree/{path}" if path else f"{self.url}/lab"
         query = f"token={self.token}" + ("&reset" if reset else "")
         return f"{target}?{query}"
+
+    def notebook_url(self, path: str) -> str:
+        """Notebook 7's page for the notebook ``path`` (a file under the root)."""
+        return f"{self.url}/notebooks/{path}?token={self.token}"
 
     def api(self, method: str, path: str, **kwargs: Any) -> httpx.Response:
         """Call the server's REST API (``/api/...``) with the token."""
@@ -67,9 +84,15 @@ class LabServer:
 
 @contextlib.contextmanager
 def running_lab(
-    root: Path, state: Path, env: Mapping[str, str] | None = None, timeout: float = 90.0
+    root: Path,
+    state: Path,
+    env: Mapping[str, str] | None = None,
+    timeout: float = 90.0,
+    *,
+    app: App = "jupyterlab",
 ) -> Iterator[LabServer]:
-    """Start JupyterLab serving ``root``; ``state`` holds its settings, workspaces and log."""
+    """Start JupyterLab (``app="notebook"``: Notebook 7) serving ``root``; ``state`` holds its
+    settings, workspaces and log."""
     port = free_port()
     token = secrets.token_hex(16)
     settings = state / "user-settings"
@@ -78,12 +101,14 @@ def running_lab(
     notification.parent.mkdir(parents=True, exist_ok=True)
     notification.write_text(json.dumps(_QUIET_NOTIFICATIONS))
     (state / "workspaces").mkdir(parents=True, exist_ok=True)
-    log = state / "jupyter-lab.log"
+    log = state / f"jupyter-{app.removeprefix('jupyter')}.log"  # jupyter-lab.log
+    cls = _APP_CLASS[app]
     argv = [
-        sys.executable, "-m", "jupyterlab", "--no-browser", "--allow-root",
+        sys.executable, "-m", app, "--no-browser", "--allow-root",
         "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={port}", "--ServerApp.port_retries=0",
         f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={root}",
-        f"--LabApp.user_settings_dir={settings}", f"--LabApp.workspaces_dir={state / 'workspaces'}",
+        f"--{cls}.user_settings_dir={settings}", f"--{cls}.workspaces_dir={state / 'workspaces'}",
+        f"--{cls}.expose_app_in_browser=True",
     ]  # fmt: skip
     with log.open("wb") as out:
         process = subprocess.Popen(  # a long-lived server: host.run is for bounded commands
@@ -94,7 +119,7 @@ def running_lab(
             env={**os.environ, **(env or {})},
             start_new_session=True,
         )
-    server = LabServer(url=f"http://127.0.0.1:{port}", token=token, root=root, log=log)
+    server = LabServer(url=f"http://127.0.0.1:{port}", token=token, root=root, log=log, app=app)
     try:
         _wait_ready(server, process, timeout)
         yield server
@@ -107,12 +132,12 @@ def _wait_ready(server: LabServer, process: subprocess.Popen[bytes], timeout: fl
     while time.monotonic() < deadline:
         if process.poll() is not None:
             output = server.log.read_text()
-            raise RuntimeError(f"jupyter lab exited ({process.returncode}):\n{output}")
+            raise RuntimeError(f"{server.app} exited ({process.returncode}):\n{output}")
         with contextlib.suppress(httpx.TransportError):
             if server.api("GET", "/api/status").status_code == 200:
                 return
         time.sleep(0.2)
-    raise TimeoutError(f"jupyter lab did not answer within {timeout} s:\n{server.log.read_text()}")
+    raise TimeoutError(f"{server.app} did not answer within {timeout} s:\n{server.log.read_text()}")
 
 
 def _stop(process: subprocess.Popen[bytes]) -> None:
@@ -126,6 +151,18 @@ def _stop(process: subprocess.Popen[bytes]) -> None:
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(process.pid, signal.SIGKILL)
             process.wait(timeout=10)
+
+
+def write_notebook(path: Path, *sources: str) -> Path:
+    """Write a Python 3 notebook at ``path`` with one code cell per source; its path."""
+    import nbformat
+
+    nb = nbformat.v4.new_notebook()  # type: ignore[no-untyped-call]
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3",
+                                 "language": "python"}  # fmt: skip
+    nb.cells = [nbformat.v4.new_code_cell(source) for source in sources]  # type: ignore[no-untyped-call]
+    nbformat.write(nb, path)  # type: ignore[no-untyped-call]
+    return path
 
 
 def launch_chromium(playwright: Any, executable: str) -> Any:
