@@ -182,4 +182,5 @@ def test_js_unit_tests_stay_out_of_the_built_panel() -> None:
     assert "test" not in hashed.split()
     assert "eslint.config.mjs" not in hashed
     tested = {p.name for p in (REPO / "labextension" / "test").glob("*.test.ts")}
-    assert {f"{n}.test.ts" for n in ("approvals", "dom", "rewind", "status", "toolcard", "widgets")} <= tested
+    units = ("approvals", "dom", "rewind", "status", "toolcard", "widgets")
+    assert {f"{n}.test.ts" for n in units} <= tested

@@ -34,13 +34,16 @@ def test_each_widget_is_a_built_self_contained_esm_module(name: _esm.WidgetBundl
     assert re.search(r"export\s*\{[^}]*as default", source), "anywidget needs a default export"
     # nothing for the browser to fetch: JupyterLab's packages are not on a widget's page
     assert not re.search(r"^\s*import\s", source, re.M)
-    assert "@jupyterlab/" not in source and "@lumino/" not in source
+    assert "@jupyterlab/" not in source
+    assert "@lumino/" not in source
 
 
 def test_the_stylesheet_is_the_panels_and_uses_only_theme_variables() -> None:
     css = _esm.widget_css()
     base = (Path(_esm.__file__).parents[2] / "labextension" / "style" / "base.css").read_text()
-    assert ".jp-zengine-widget" in css and ".jp-zengine-tool" in css and ".jp-zengine-tool" in base
+    assert ".jp-zengine-widget" in css
+    assert ".jp-zengine-tool" in css
+    assert ".jp-zengine-tool" in base
     colours = re.findall(r"#[0-9a-fA-F]{3,8}\b|\brgba?\(|\bhsla?\(", css)
     assert colours == [], f"hard-coded colours break the dark theme: {colours}"
 
@@ -56,6 +59,7 @@ def test_an_unbuilt_checkout_shows_how_to_build(
 ) -> None:
     monkeypatch.setattr(_esm, "WIDGETS_DIR", tmp_path / "missing")
     source = _esm.widget_esm("turn")
-    assert "the cell widgets are not built" in source and "jlpm build" in source
+    assert "the cell widgets are not built" in source
+    assert "jlpm build" in source
     assert source.startswith("export default { render(")
     assert _esm.widget_css() == ""
