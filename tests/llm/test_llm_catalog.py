@@ -10,10 +10,10 @@ import time
 from pathlib import Path
 
 import pytest
-from llm_helpers import KEY, ask, collect
 
 from zengine_jupyter.llm import Catalog, CatalogCache, ClientDeps, ProviderOptions, build_client
 from zengine_jupyter.testing import ProviderServer, Reply, free_port
+from zengine_jupyter.testing.llm import KEY, ask, collect
 
 SAMPLE = Path(__file__).parents[1] / "fixtures" / "llm" / "models-dev-sample.json"
 

@@ -4,7 +4,6 @@ and failures) and on the in-memory fake later parts use."""
 from __future__ import annotations
 
 import pytest
-from llm_helpers import KEY, collect
 
 from zengine_jupyter.llm import ClientDeps, ProviderOptions, build_client
 from zengine_jupyter.protocol import Message, ModelRequest, TextPart
@@ -16,6 +15,7 @@ from zengine_jupyter.testing import (
     ScriptedToolCall,
     assert_stream_contract,
 )
+from zengine_jupyter.testing.llm import KEY, collect
 
 SCRIPTS = {
     "answer": (

@@ -7,7 +7,6 @@ import shutil
 from pathlib import Path
 
 import pytest
-from llm_helpers import KEY, collect
 
 from zengine_jupyter.llm import (
     Catalog,
@@ -22,6 +21,7 @@ from zengine_jupyter.llm import (
 )
 from zengine_jupyter.protocol import CostCapReachedError, TokenUsage
 from zengine_jupyter.testing import ProviderServer, Reply, ScriptedUsage
+from zengine_jupyter.testing.llm import KEY, collect, final_error
 
 SAMPLE = Path(__file__).parents[1] / "fixtures" / "llm" / "models-dev-sample.json"
 USAGE = ScriptedUsage(input=1_200, output=3_400, cache_read=250_000, cache_write=40_000)
@@ -109,8 +109,8 @@ async def test_cost_cap_stops_the_chat_with_a_clear_message() -> None:
             await client.aclose()
     assert server.requests == []
     assert [e.type for e in events] == ["error"]
-    assert events[0].kind == "cost_cap"
-    assert "agents.session_cost_cap_usd" in events[0].message
+    assert final_error(events).kind == "cost_cap"
+    assert "agents.session_cost_cap_usd" in final_error(events).message
 
 
 def test_own_pricing_without_cache_prices_takes_the_catalogs_then_the_input_price(

@@ -5,10 +5,10 @@ from __future__ import annotations
 import json
 
 import pytest
-from llm_helpers import KEY, collect, text_of
 
 from zengine_jupyter.llm import ClientDeps, ProviderOptions, build_client
 from zengine_jupyter.testing import FakeClock, ProviderServer, RecordingServer, Reply
+from zengine_jupyter.testing.llm import KEY, collect, text_of
 
 ENV = {"ZENGINE_API_KEY": KEY}
 WIRES = ["anthropic", "openai"]

@@ -4,11 +4,11 @@ real APIs' checks in both wire formats, even when the log was left ragged by a c
 from __future__ import annotations
 
 import pytest
-from llm_helpers import KEY, collect, text_of
 
 from zengine_jupyter.engine import build_request
 from zengine_jupyter.llm import ClientDeps, ProviderOptions, build_client
 from zengine_jupyter.protocol import (
+    LogRecord,
     MessageRecord,
     ModelRequest,
     RecordedToolCall,
@@ -17,8 +17,9 @@ from zengine_jupyter.protocol import (
     message_from_records,
 )
 from zengine_jupyter.testing import ProviderServer, Reply
+from zengine_jupyter.testing.llm import KEY, collect, text_of
 
-RAGGED_LOG = [
+RAGGED_LOG: list[LogRecord] = [
     MessageRecord(role="user", text="run the tests"),
     MessageRecord(role="user", text="and fix them"),  # two user messages in a row
     MessageRecord(

@@ -10,7 +10,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from llm_helpers import KEY, collect, text_of
 
 from zengine_jupyter.llm import (
     Catalog,
@@ -34,6 +33,7 @@ from zengine_jupyter.protocol import (
     ToolUsePart,
 )
 from zengine_jupyter.testing import ProviderServer, Reply
+from zengine_jupyter.testing.llm import KEY, collect, text_of
 
 SAMPLE = Path(__file__).parents[1] / "fixtures" / "llm" / "models-dev-sample.json"
 PNG = "iVBORw0KGgo="

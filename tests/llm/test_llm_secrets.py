@@ -16,8 +16,6 @@ import stat
 import traceback
 from typing import TYPE_CHECKING, Any
 
-from llm_helpers import ask, collect
-
 from zengine_jupyter.llm import (
     AuthStore,
     CatalogCache,
@@ -41,6 +39,7 @@ from zengine_jupyter.protocol import (
 )
 from zengine_jupyter.store import SessionStore, SessionWriter
 from zengine_jupyter.testing import FakeClock, ProviderServer, Reply, ScriptedToolCall
+from zengine_jupyter.testing.llm import ask, collect
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -116,7 +115,7 @@ async def test_nothing_written_logged_or_raised_contains_the_key(
         for wire in ("anthropic", "openai"):
             for server in (good, bad):
                 url = server.base_url if wire == "anthropic" else server.openai_url
-                options = ProviderOptions(model="claude-sonnet-4-6", kind=wire, base_url=url)  # type: ignore[arg-type]
+                options = ProviderOptions(model="claude-sonnet-4-6", kind=wire, base_url=url)
                 deps = ClientDeps(
                     environ={"ZENGINE_API_KEY": SECRET},
                     auth=store,
@@ -159,10 +158,10 @@ async def test_nothing_written_logged_or_raised_contains_the_key(
             await adapter.aclose()
     assert len(errors) == 2
     await CatalogCache(url=f"{good.base_url}/api.json").refresh()  # offline: nothing written
-    for exc in errors:
-        _assert_clean(str(exc), "an exception message")
-        _assert_clean(repr(exc), "an exception repr")
-        _assert_clean("".join(traceback.format_exception(exc)), "a traceback")
+    for error in errors:
+        _assert_clean(str(error), "an exception message")
+        _assert_clean(repr(error), "an exception repr")
+        _assert_clean("".join(traceback.format_exception(error)), "a traceback")
     for obj in seen:
         _assert_clean(repr(obj), f"repr of {type(obj).__name__}")
         if hasattr(obj, "model_dump_json"):

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from pydantic import TypeAdapter, ValidationError
+from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from zengine_jupyter.kernel import _comm, _requests
 from zengine_jupyter.protocol import (
@@ -57,7 +57,7 @@ REQUESTS: list[dict[str, Any]] = [
 ]
 
 
-def _union_members(union: Any) -> list[type]:
+def _union_members(union: object) -> list[type[BaseModel]]:
     return list(typing.get_args(typing.get_args(union)[0]))
 
 

@@ -1,10 +1,11 @@
-"""Helpers shared by the model-provider tests."""
+"""Helpers shared by the model-provider tests: a fake API key, a one-message request, the
+events (or text) a client streams for it, and the error a stream ended with."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from zengine_jupyter.protocol import Message, ModelRequest, TextPart
+from zengine_jupyter.protocol import ErrorEvent, Message, ModelRequest, TextPart
 
 if TYPE_CHECKING:
     from zengine_jupyter.llm import ModelClient
@@ -27,3 +28,10 @@ async def collect(client: ModelClient, request: ModelRequest | None = None) -> l
 
 def text_of(events: list[StreamEvent]) -> str:
     return "".join(e.text for e in events if e.type == "text")
+
+
+def final_error(events: list[StreamEvent]) -> ErrorEvent:
+    """The stream's last event, which must be an error."""
+    last = events[-1]
+    assert isinstance(last, ErrorEvent), last
+    return last
