@@ -15,13 +15,12 @@ from zengine_jupyter.llm import (
     ModelPrice,
     Pricer,
     ProviderOptions,
-    build_client,
     check_cost_cap,
     price_usage,
 )
 from zengine_jupyter.protocol import CostCapReachedError, TokenUsage
 from zengine_jupyter.testing import ProviderServer, Reply, ScriptedUsage
-from zengine_jupyter.testing.llm import KEY, collect, final_error
+from zengine_jupyter.testing.llm import KEY, final_error, stream_once
 
 SAMPLE = Path(__file__).parents[1] / "fixtures" / "llm" / "models-dev-sample.json"
 USAGE = ScriptedUsage(input=1_200, output=3_400, cache_read=250_000, cache_write=40_000)
@@ -44,14 +43,10 @@ async def test_streamed_usage_is_priced_like_the_hand_computation(
     async with ProviderServer(api_key=KEY) as server:
         server.add(Reply.answer("ok", usage=USAGE))
         url = server.base_url if wire == "anthropic" else server.openai_url
-        client = build_client(
+        events = await stream_once(
             ProviderOptions(model="claude-sonnet-4-6", kind=wire, base_url=url),  # type: ignore[arg-type]
             deps=ClientDeps(environ={"ZENGINE_API_KEY": KEY}, catalog=catalog, meter=meter),
         )
-        try:
-            events = await collect(client)
-        finally:
-            await client.aclose()
     (usage,) = [e for e in events if e.type == "usage"]
     assert usage.usage == TokenUsage(
         input_tokens=1_200,
@@ -99,14 +94,10 @@ async def test_cost_cap_stops_the_chat_with_a_clear_message() -> None:
     with pytest.raises(CostCapReachedError, match=r"\$2\.50, reaching its cap of \$2\.00"):
         check_cost_cap(meter, 2.0)
     async with ProviderServer(api_key=KEY) as server:
-        client = build_client(
+        events = await stream_once(
             ProviderOptions(model="m", kind="openai", base_url=server.openai_url),
             deps=ClientDeps(environ={"ZENGINE_API_KEY": KEY}, meter=meter, cost_cap_usd=2.0),
         )
-        try:
-            events = await collect(client)
-        finally:
-            await client.aclose()
     assert server.requests == []
     assert [e.type for e in events] == ["error"]
     assert final_error(events).kind == "cost_cap"

@@ -10,9 +10,9 @@ from dataclasses import dataclass
 
 import pytest
 
-from zengine_jupyter.llm import ClientDeps, ProviderKind, ProviderOptions, Timeouts, build_client
+from zengine_jupyter.llm import ClientDeps, ProviderKind, ProviderOptions, Timeouts
 from zengine_jupyter.testing import FakeClock, ProviderServer, Reply, unresponsive_port
-from zengine_jupyter.testing.llm import KEY, collect, final_error, text_of
+from zengine_jupyter.testing.llm import KEY, final_error, stream_once, text_of
 
 ENV = {"ZENGINE_API_KEY": KEY}
 FAST = Timeouts(connect_s=0.2, read_s=0.2)
@@ -76,14 +76,10 @@ async def test_fault_is_retried_then_answered(wire: ProviderKind, name: str) -> 
     clock = FakeClock()
     async with ProviderServer(api_key=KEY) as server:
         server.add(*case.script)
-        client = build_client(
+        events = await stream_once(
             _options(wire, server, ("fallback-model",)),
             deps=ClientDeps(environ=ENV, sleep=clock.sleep),
         )
-        try:
-            events = await collect(client)
-        finally:
-            await client.aclose()
     assert len(server.requests) == case.attempts
     assert clock.waits == case.waits
     retries = [e for e in events if e.type == "retry"]
@@ -105,14 +101,10 @@ async def test_drop_after_text_is_final_and_keeps_the_partial_text(wire: Provide
     clock = FakeClock()
     async with ProviderServer(api_key=KEY) as server:
         server.add(Reply(text=("partial ", "answer"), drop="after_text"), OK)
-        client = build_client(
+        events = await stream_once(
             _options(wire, server, ("fallback-model",)),
             deps=ClientDeps(environ=ENV, sleep=clock.sleep),
         )
-        try:
-            events = await collect(client)
-        finally:
-            await client.aclose()
     assert len(server.requests) == 1  # no retry, no fallback once text streamed
     assert clock.waits == []
     assert text_of(events) == "partial answer"
@@ -127,13 +119,9 @@ async def test_drop_after_text_is_final_and_keeps_the_partial_text(wire: Provide
 async def test_stream_error_after_text_is_final(wire: ProviderKind) -> None:
     async with ProviderServer(api_key=KEY) as server:
         server.add(Reply(text=("half",), stream_error="overloaded_error"), OK)
-        client = build_client(
+        events = await stream_once(
             _options(wire, server), deps=ClientDeps(environ=ENV, sleep=FakeClock().sleep)
         )
-        try:
-            events = await collect(client)
-        finally:
-            await client.aclose()
     assert len(server.requests) == 1
     assert text_of(events) == "half"
     assert events[-1].type == "error"
@@ -146,11 +134,7 @@ async def test_connect_timeout_uses_all_five_attempts_then_fails(wire: ProviderK
     with unresponsive_port() as port:
         base = f"http://127.0.0.1:{port}" + ("/v1" if wire == "openai" else "")
         options = ProviderOptions(model="m", kind=wire, base_url=base, timeouts=FAST)
-        client = build_client(options, deps=ClientDeps(environ=ENV, sleep=clock.sleep))
-        try:
-            events = await collect(client)
-        finally:
-            await client.aclose()
+        events = await stream_once(options, deps=ClientDeps(environ=ENV, sleep=clock.sleep))
     assert clock.waits == [0.5, 1.0, 2.0, 4.0]
     assert [e.type for e in events] == ["retry"] * 4 + ["error"]
     assert final_error(events).kind == "timeout"
@@ -163,14 +147,10 @@ async def test_client_error_is_not_retried_and_auth_errors_skip_fallbacks(
 ) -> None:
     clock = FakeClock()
     async with ProviderServer(api_key="sk-other-key-000000000000") as server:
-        client = build_client(
+        events = await stream_once(
             _options(wire, server, ("fallback-model",)),
             deps=ClientDeps(environ=ENV, sleep=clock.sleep),
         )
-        try:
-            events = await collect(client)
-        finally:
-            await client.aclose()
     assert len(server.requests) == 1
     assert clock.waits == []
     assert [e.type for e in events] == ["error"]

@@ -17,7 +17,7 @@ from zengine_jupyter.llm import (
     build_client,
 )
 from zengine_jupyter.testing import FakeClock, ProviderServer, Reply
-from zengine_jupyter.testing.llm import collect, text_of
+from zengine_jupyter.testing.llm import collect, stream_once, text_of
 
 KEY_A = "sk-hostA-1111111111111111"
 KEY_B = "sk-hostB-2222222222222222"
@@ -74,14 +74,10 @@ async def test_a_redirect_to_another_host_is_not_followed() -> None:
     ):
         b.always(Reply.answer("stolen"))
         a.add(Reply(status=307, headers={"location": f"{b.base_url}/v1/messages"}))
-        client = build_client(
+        events = await stream_once(
             ProviderOptions(model="m", kind="anthropic", base_url=a.base_url),
             deps=ClientDeps(environ={}, auth=store, sleep=FakeClock().sleep),
         )
-        try:
-            events = await collect(client)
-        finally:
-            await client.aclose()
     assert b.requests == []
     assert events[-1].type == "error"
     assert events[-1].status == 307

@@ -93,6 +93,18 @@ def _check_files(zengine_home: Path) -> None:
         _assert_clean(path.read_text(errors="replace"), str(path.relative_to(zengine_home)))
 
 
+async def _raised(adapter: AnthropicAdapter) -> ProviderError:
+    """The error the adapter raises for one request (it must raise), the adapter closed."""
+    try:
+        async for _ in adapter.events(ask(), CallSpec("m", "low", 100)):
+            pass
+    except ProviderError as exc:
+        return exc
+    finally:
+        await adapter.aclose()
+    raise AssertionError("the adapter raised no ProviderError")
+
+
 def _assert_clean(text: str, where: str) -> None:
     for needle in NEEDLES:
         assert needle not in text, f"key material found in {where}"
@@ -137,25 +149,12 @@ async def test_nothing_written_logged_or_raised_contains_the_key(
         endpoint = detect_endpoint("anthropic", bad.base_url, "m")
         adapter = AnthropicAdapter(endpoint, Secret(SECRET), Timeouts())
         seen.append(adapter)
-        errors: list[BaseException] = []
-        try:
-            async for _ in adapter.events(ask(), CallSpec("m", "low", 100)):
-                pass
-        except ProviderError as exc:
-            errors.append(exc)
-        finally:
-            await adapter.aclose()
+        errors = [await _raised(adapter)]
         good.add(Reply(text=("x",), drop="after_text"))
         adapter = AnthropicAdapter(
             detect_endpoint("anthropic", good.base_url, "m"), Secret(SECRET), Timeouts()
         )
-        try:
-            async for _ in adapter.events(ask(), CallSpec("m", "low", 100)):
-                pass
-        except ProviderError as exc:
-            errors.append(exc)
-        finally:
-            await adapter.aclose()
+        errors.append(await _raised(adapter))
     assert len(errors) == 2
     await CatalogCache(url=f"{good.base_url}/api.json").refresh()  # offline: nothing written
     for error in errors:
