@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from zengine_jupyter.config import data_dir
-from zengine_jupyter.engine import Session, SessionOptions, gc_notice
+from zengine_jupyter.engine import Session, SessionOptions, Subscription, gc_notice
 from zengine_jupyter.host.checkpoint import ShadowRepository
 from zengine_jupyter.protocol import CheckpointGc, CheckpointInfo, Notice
 from zengine_jupyter.testing import configured_provider
@@ -27,6 +27,15 @@ async def old_snapshot(shadow: ShadowRepository, days: int) -> None:
         shadow._env = saved
 
 
+async def _checkpoints_notice(events: Subscription, timeout_s: float) -> Notice:
+    """The first notice about checkpoints among ``events``."""
+    async with asyncio.timeout(timeout_s):
+        while True:
+            event = await events.get()
+            if isinstance(event, Notice) and event.topic == "checkpoints":
+                return event
+
+
 async def test_a_chat_applies_the_age_limit_when_it_opens(
     tmp_path: Path, zengine_home: Path
 ) -> None:
@@ -39,13 +48,7 @@ async def test_a_chat_applies_the_age_limit_when_it_opens(
     (zengine_home / "settings.toml").write_text("[checkpoints]\nmax_age_days = 2\n")
 
     session = await Session.open(SessionOptions(project=project))
-    events = session.subscribe()
-    notice = None
-    async with asyncio.timeout(30):
-        while notice is None:
-            event = await events.get()
-            if isinstance(event, Notice) and event.topic == "checkpoints":
-                notice = event
+    notice = await _checkpoints_notice(session.subscribe(), timeout_s=30)
     await session.aclose()
     assert "removed 2 checkpoints" in notice.text
     assert "older than 2 days (checkpoints.max_age_days)" in notice.text
@@ -88,12 +91,7 @@ async def test_a_turn_over_the_size_budget_gets_a_notice_naming_the_size(
         session = await Session.open(SessionOptions(project=project))
         events = session.subscribe()
         assert (await session.submit("what samples are there?")).status == "completed"
-        notice = None
-        async with asyncio.timeout(60):
-            while notice is None:
-                event = await events.get()
-                if isinstance(event, Notice) and event.topic == "checkpoints":
-                    notice = event
+        notice = await _checkpoints_notice(events, timeout_s=60)
         await session.aclose()
     assert "over the 16.0 MB budget (checkpoints.max_size_mb)" in notice.text
     assert " MB, over" in notice.text

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from datetime import UTC, datetime
 
 from pydantic import TypeAdapter
 
@@ -54,9 +55,12 @@ async def test_a_stalled_subscriber_gets_a_resync_not_a_stalled_turn() -> None:
 
 async def test_events_round_trip_as_json() -> None:
     adapter: TypeAdapter[EngineEvent] = TypeAdapter(EngineEvent)
-    info = CheckpointInfo(id="a" * 40, message="m", created="2026-11-30T00:00:00Z", file_count=3)
-    for event in [
+    info = CheckpointInfo(
+        id="a" * 40, message="m", created=datetime(2026, 11, 30, tzinfo=UTC), file_count=3
+    )
+    events: list[EngineEvent] = [
         TurnEnded(session_id="s", turn_id="t", status="interrupted", reason="user"),
         CheckpointTaken(session_id="s", checkpoint=info),
-    ]:
+    ]
+    for event in events:
         assert adapter.validate_json(adapter.dump_json(event)) == event

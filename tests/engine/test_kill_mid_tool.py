@@ -40,7 +40,7 @@ async def test_sigkill_during_a_tool_call_then_resume(tmp_path: Path, zengine_ho
         assert state.last_turn is not None
         assert state.last_turn.status == "interrupted"
         answers = [r for r in state.transcript if r.kind == "tool_result"]
-        assert [a.output for a in answers] == ["interrupted"]  # type: ignore[union-attr]
+        assert [a.output for a in answers] == ["interrupted"]
         outcome = await resumed.submit("go on")
         await resumed.aclose()
     assert outcome.status == "completed"

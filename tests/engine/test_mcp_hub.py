@@ -11,6 +11,7 @@ from zengine_jupyter.engine.mcp import (
     LOAD_MCP_TOOLS,
     DeferredTools,
     McpHub,
+    McpOrigin,
     build_catalog,
     list_resources_text,
     read_resource_text,
@@ -46,7 +47,7 @@ async def _pid(hub: McpHub, server: str) -> int:
 
 
 async def test_start_returns_at_once_and_the_notice_names_ready_and_failed(hub: McpHub) -> None:
-    servers = [
+    servers: list[tuple[McpServerEntry, McpOrigin]] = [
         (stdio_entry("a"), "user"),
         (stdio_entry("broken", "--fail-start"), "user"),
         (stdio_entry("proj"), "project"),

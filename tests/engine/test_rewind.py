@@ -120,7 +120,7 @@ async def test_rewinding_both_restores_files_and_drops_later_messages_but_keeps_
         assert snapshot.meta.cost_usd == pytest.approx(cost_before * 6 / 5)
         prompts = [
             r.text for r in snapshot.state.transcript if r.kind == "message" and r.role == "user"
-        ]  # type: ignore[union-attr]
+        ]
         assert prompts == ["first question", "new direction"]  # fmt: skip
 
 

@@ -9,6 +9,7 @@ from pathlib import Path
 from zengine_jupyter.config import TrustStore
 from zengine_jupyter.engine import Session, SessionOptions
 from zengine_jupyter.protocol import (
+    Notice,
     ToolCallFinished,
     TurnEnded,
 )
@@ -129,7 +130,7 @@ async def test_interrupt_closes_the_turn_and_answers_the_open_call(
         assert state.last_turn is not None
         assert state.last_turn.status == "interrupted"
         results = [r for r in state.transcript if r.kind == "tool_result"]
-        assert results[-1].output == "interrupted"  # type: ignore[union-attr]
+        assert results[-1].output == "interrupted"
         # the chat goes on, and the next request is well-formed
         follow = await session.submit("go on")
         await session.aclose()
@@ -185,7 +186,7 @@ async def test_always_allow_on_a_protected_path_saves_no_rule(
         notices = session.subscribe()
         await session.submit("edit the MCP list twice")
         await session.aclose()
-        texts = [e.text async for e in notices if getattr(e, "topic", None) == "settings"]
+        texts = [e.text async for e in notices if isinstance(e, Notice) and e.topic == "settings"]
     assert len(approvals.asked) == 2  # asked both times: nothing was remembered
     assert not (project / ".z-engine" / "settings.local.toml").exists()
     assert (project / ".mcp.json").read_text() == '{"mcpServers": {}}\n'

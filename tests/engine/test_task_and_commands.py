@@ -43,7 +43,7 @@ async def test_task_runs_a_subagent_with_its_own_log(tmp_path: Path, zengine_hom
     kinds = [r.kind for r in state.transcript]
     assert "subagent_start" in kinds
     assert "subagent_end" in kinds
-    agent_id = next(r.agent_id for r in state.transcript if r.kind == "subagent_start")  # type: ignore[union-attr]
+    agent_id = next(r.agent_id for r in state.transcript if r.kind == "subagent_start")
     agent_log = SessionStore().read_agent(session.id, agent_id)
     assert [r.kind for r in agent_log].count("tool_result") == 2
     assert state.tokens.input >= 5 * 12  # every request's usage, the subagent's included

@@ -40,7 +40,7 @@ async def test_untrusted_project_cannot_redirect_the_model(
             assert theirs.requests == []
             withheld = [e for e in [ev async for ev in events] if e.kind == "trust_required"]
             assert withheld
-            assert "provider.base_url" in withheld[0].withheld  # type: ignore[union-attr]
+            assert "provider.base_url" in withheld[0].withheld
 
             # once trusted, the project's endpoint applies (so the test can fail)
             TrustStore().trust(project)

@@ -17,6 +17,7 @@ from zengine_jupyter.kernel._approvals import KernelApprovals
 from zengine_jupyter.kernel._comm import PanelComm
 from zengine_jupyter.kernel._controller import KernelController, _Chat
 from zengine_jupyter.protocol import (
+    EngineError,
     EventMessage,
     HelloMessage,
     KernelMessage,
@@ -79,7 +80,9 @@ async def chat(tmp_path: Path, zengine_home: Path) -> AsyncIterator[_Chat]:
         await session.aclose()
 
 
-async def test_a_view_that_fell_behind_gets_a_fresh_snapshot(chat: _Chat) -> None:
+async def test_a_view_that_fell_behind_gets_a_fresh_snapshot(
+    chat: _Chat, monkeypatch: pytest.MonkeyPatch
+) -> None:
     others = set(chat.session.bus._subscribers)  # the chat's own (checkpoints)
     controller = KernelController(shell=None)  # type: ignore[arg-type]
     controller.chats[chat.session.id] = chat
@@ -91,8 +94,9 @@ async def test_a_view_that_fell_behind_gets_a_fresh_snapshot(chat: _Chat) -> Non
     # a request from a subshell thread is answered on the loop
     comm.from_thread({"v": 1, "kind": "hello", "id": "h1", "client_version": "0"})
     await _until(lambda: bool(comm.sent))
-    assert isinstance(comm.sent[0], HelloMessage)
-    assert comm.sent[0].id == "h1"
+    hello = comm.sent[0]  # a local: a narrowed comm.sent[0] would outlive comm.sent.clear()
+    assert isinstance(hello, HelloMessage)
+    assert hello.id == "h1"
 
     comm.from_thread({"v": 1, "kind": "subscribe", "id": "s1"})
     await _until(lambda: any(isinstance(m, Reply) for m in comm.sent))
@@ -125,12 +129,13 @@ async def test_a_view_that_fell_behind_gets_a_fresh_snapshot(chat: _Chat) -> Non
     def broken(*_args: object) -> Snapshot:
         raise OSError("log unreadable")
 
-    view.snapshot = broken  # type: ignore[method-assign]
+    monkeypatch.setattr(view, "snapshot", broken)
     for n in range(limit + 1):
         chat.session.bus.publish(Notice(session_id=chat.session.id, topic="t", text=str(n)))
     await _until(lambda: any(isinstance(m, EventMessage) and m.event.kind == "error"
                              for m in comm.sent))  # fmt: skip
     (error,) = [m.event for m in comm.sent if isinstance(m, EventMessage)]
+    assert isinstance(error, EngineError)
     assert "stopped following" in error.message
     assert "OSError: log unreadable" in error.message
     await _until(lambda: chat.session.bus._subscribers == others)

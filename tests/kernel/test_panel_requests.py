@@ -17,6 +17,7 @@ from zengine_jupyter.protocol import (
     ListSessionsRequest,
     McpStatusRequest,
     MessageRecord,
+    Notice,
     Snapshot,
     SubmitRequest,
     SubscribeRequest,
@@ -177,7 +178,9 @@ def test_trust_from_the_panel_applies_the_project_settings(
     assert panel.request(TrustAnswer(id="x3", folder=banner.folder, trust=True)).ok
     assert TrustStore().is_trusted(project)
     trusted = panel.read(lambda m: m.kind == "event" and getattr(m.event, "topic", "") == "trust")
-    assert events(trusted)[-1].text == f"trusted {banner.folder}: its settings apply now"
+    notice = events(trusted)[-1]
+    assert isinstance(notice, Notice)
+    assert notice.text == f"trusted {banner.folder}: its settings apply now"
 
     # the project's allow rule now applies: the same command runs without asking
     server.add(

@@ -10,10 +10,10 @@ import time
 from pathlib import Path
 
 import pytest
-from llm_helpers import KEY, ask, collect
 
-from zengine_jupyter.llm import Catalog, CatalogCache, ClientDeps, ProviderOptions, build_client
+from zengine_jupyter.llm import Catalog, CatalogCache, ClientDeps, ProviderOptions
 from zengine_jupyter.testing import ProviderServer, Reply, free_port
+from zengine_jupyter.testing.llm import KEY, ask, stream_once
 
 SAMPLE = Path(__file__).parents[1] / "fixtures" / "llm" / "models-dev-sample.json"
 
@@ -73,14 +73,11 @@ async def test_output_limit_caps_max_tokens_on_the_wire(cache: CatalogCache) -> 
     async with ProviderServer(api_key=KEY) as server:
         server.add(Reply.answer("ok"), Reply.answer("ok"))
         for wire, url in (("openai", server.openai_url), ("anthropic", server.base_url)):
-            client = build_client(
+            await stream_once(
                 ProviderOptions(model="gpt-4.1", kind=wire, base_url=url),  # type: ignore[arg-type]
                 deps=ClientDeps(environ={"ZENGINE_API_KEY": KEY}, catalog=catalog),
+                request=ask(max_tokens=100_000),
             )
-            try:
-                await collect(client, ask(max_tokens=100_000))
-            finally:
-                await client.aclose()
     assert server.requests[0].json["max_tokens"] == 32_768  # gpt-4.1's output limit
     assert "reasoning_effort" not in server.requests[0].json  # not a reasoning model
     assert server.requests[1].json["max_tokens"] == 32_768
@@ -149,14 +146,10 @@ async def test_background_refresh_never_holds_up_a_request(cache: CatalogCache) 
             server.add(Reply.answer("answered"))
             task = slow.start_refresh(group)
             assert task is not None
-            client = build_client(
+            events = await stream_once(
                 ProviderOptions(model="gpt-5", kind="openai", base_url=server.openai_url),
                 deps=ClientDeps(environ={}, catalog=await slow.load()),
             )
-            try:
-                events = await collect(client)
-            finally:
-                await client.aclose()
             assert not task.done()  # the answer came while the refresh was still connecting
             task.cancel()
     assert [e.type for e in events][-1] == "stop"

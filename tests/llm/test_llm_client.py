@@ -11,7 +11,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from llm_helpers import KEY, ask, collect, text_of
 
 from zengine_jupyter.llm import (
     AuthStore,
@@ -30,11 +29,15 @@ from zengine_jupyter.protocol import (
     Message,
     ModelRequest,
     ProviderSetupError,
+    StopEvent,
     TextPart,
+    ThinkingDelta,
     ToolResultPart,
     ToolUsePart,
+    UsageEvent,
 )
 from zengine_jupyter.testing import ProviderServer, Reply
+from zengine_jupyter.testing.llm import KEY, ask, collect, final_error, stream_once, text_of
 
 
 @pytest.mark.parametrize(
@@ -72,8 +75,8 @@ async def test_a_malformed_url_gives_a_client_that_fails_each_request_with_the_r
     for _ in range(2):  # every request, not only the first
         events = await collect(client)
         assert [e.type for e in events] == ["error"]
-        assert events[0].kind == "client"
-        assert "provider.base_url" in events[0].message
+        assert final_error(events).kind == "client"
+        assert "provider.base_url" in final_error(events).message
     await client.aclose()
 
 
@@ -96,17 +99,13 @@ async def test_roles_fast_and_review_default_to_main() -> None:
     async with ProviderServer() as server:
         server.always(Reply.answer("ok"))
         for role in ("fast", "review"):
-            client = build_client(
+            await stream_once(
                 ProviderOptions(
                     model="main-m", fast="fast-m", kind="openai", base_url=server.openai_url
                 ),
-                role=role,  # type: ignore[arg-type]
+                role=role,
                 deps=ClientDeps(environ={}),
             )
-            try:
-                await collect(client)
-            finally:
-                await client.aclose()
     assert [r.json["model"] for r in server.requests] == ["fast-m", "main-m"]
 
 
@@ -154,14 +153,10 @@ QUIRKS = (
 async def test_openai_compatible_quirks_are_understood() -> None:
     async with ProviderServer() as server:
         server.add(Reply(raw=QUIRKS))
-        client = build_client(
+        events = await stream_once(
             ProviderOptions(model="m", kind="openai", base_url=server.openai_url),
             deps=ClientDeps(environ={}),
         )
-        try:
-            events = await collect(client)
-        finally:
-            await client.aclose()
     assert "".join(e.thinking for e in events if e.type == "thinking") == "deep thought"
     assert text_of(events) == "Hi"
     ends = [e for e in events if e.type == "tool_call_end"]
@@ -212,18 +207,18 @@ async def test_anthropic_redacted_thinking_and_unknown_events() -> None:
     )
     async with ProviderServer() as server:
         server.add(Reply(raw=raw))
-        client = build_client(
+        events = await stream_once(
             ProviderOptions(model="m", kind="anthropic", base_url=server.base_url),
             deps=ClientDeps(environ={}),
         )
-        try:
-            events = await collect(client)
-        finally:
-            await client.aclose()
     assert [e.type for e in events] == ["thinking", "text", "usage", "stop"]
-    assert events[0].redacted == "abc"
-    assert events[2].usage.output_tokens == 9
-    assert events[3].reason == "context_window_exceeded"
+    thinking, _, usage, stop = events
+    assert isinstance(thinking, ThinkingDelta)
+    assert thinking.redacted == "abc"
+    assert isinstance(usage, UsageEvent)
+    assert usage.usage.output_tokens == 9
+    assert isinstance(stop, StopEvent)
+    assert stop.reason == "context_window_exceeded"
 
 
 def test_retry_after_in_seconds_milliseconds_and_http_date() -> None:
@@ -315,16 +310,12 @@ async def test_an_unreadable_event_ends_the_stream_with_an_error_not_an_exceptio
     async with ProviderServer() as server:
         server.add(Reply(raw=(raw,)))
         url = server.base_url if wire == "anthropic" else server.openai_url
-        client = build_client(
+        events = await stream_once(
             ProviderOptions(model="m", kind=wire, base_url=url),  # type: ignore[arg-type]
             deps=ClientDeps(environ={}),
         )
-        try:
-            events = await collect(client)
-        finally:
-            await client.aclose()
     assert [e.type for e in events] == ["error"]
-    assert "sent a stream event this client cannot read" in events[0].message
+    assert "sent a stream event this client cannot read" in final_error(events).message
     assert len(server.requests) == 1  # not retried: asking again would get the same
 
 

@@ -4,9 +4,8 @@ and failures) and on the in-memory fake later parts use."""
 from __future__ import annotations
 
 import pytest
-from llm_helpers import KEY, collect
 
-from zengine_jupyter.llm import ClientDeps, ProviderOptions, build_client
+from zengine_jupyter.llm import ClientDeps, ProviderOptions
 from zengine_jupyter.protocol import Message, ModelRequest, TextPart
 from zengine_jupyter.testing import (
     FakeClock,
@@ -16,6 +15,7 @@ from zengine_jupyter.testing import (
     ScriptedToolCall,
     assert_stream_contract,
 )
+from zengine_jupyter.testing.llm import KEY, collect, stream_once
 
 SCRIPTS = {
     "answer": (
@@ -34,14 +34,10 @@ async def test_the_real_client_keeps_the_contract(wire: str, name: str) -> None:
     async with ProviderServer(api_key=KEY) as server:
         server.add(*SCRIPTS[name])
         url = server.base_url if wire == "anthropic" else server.openai_url
-        client = build_client(
+        events = await stream_once(
             ProviderOptions(model="m", kind=wire, base_url=url, fallbacks=("f",)),  # type: ignore[arg-type]
             deps=ClientDeps(environ={"ZENGINE_API_KEY": KEY}, sleep=FakeClock().sleep),
         )
-        try:
-            events = await collect(client)
-        finally:
-            await client.aclose()
     assert_stream_contract(events)
 
 

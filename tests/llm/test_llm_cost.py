@@ -7,7 +7,6 @@ import shutil
 from pathlib import Path
 
 import pytest
-from llm_helpers import KEY, collect
 
 from zengine_jupyter.llm import (
     Catalog,
@@ -16,12 +15,12 @@ from zengine_jupyter.llm import (
     ModelPrice,
     Pricer,
     ProviderOptions,
-    build_client,
     check_cost_cap,
     price_usage,
 )
 from zengine_jupyter.protocol import CostCapReachedError, TokenUsage
 from zengine_jupyter.testing import ProviderServer, Reply, ScriptedUsage
+from zengine_jupyter.testing.llm import KEY, final_error, stream_once
 
 SAMPLE = Path(__file__).parents[1] / "fixtures" / "llm" / "models-dev-sample.json"
 USAGE = ScriptedUsage(input=1_200, output=3_400, cache_read=250_000, cache_write=40_000)
@@ -44,14 +43,10 @@ async def test_streamed_usage_is_priced_like_the_hand_computation(
     async with ProviderServer(api_key=KEY) as server:
         server.add(Reply.answer("ok", usage=USAGE))
         url = server.base_url if wire == "anthropic" else server.openai_url
-        client = build_client(
+        events = await stream_once(
             ProviderOptions(model="claude-sonnet-4-6", kind=wire, base_url=url),  # type: ignore[arg-type]
             deps=ClientDeps(environ={"ZENGINE_API_KEY": KEY}, catalog=catalog, meter=meter),
         )
-        try:
-            events = await collect(client)
-        finally:
-            await client.aclose()
     (usage,) = [e for e in events if e.type == "usage"]
     assert usage.usage == TokenUsage(
         input_tokens=1_200,
@@ -99,18 +94,14 @@ async def test_cost_cap_stops_the_chat_with_a_clear_message() -> None:
     with pytest.raises(CostCapReachedError, match=r"\$2\.50, reaching its cap of \$2\.00"):
         check_cost_cap(meter, 2.0)
     async with ProviderServer(api_key=KEY) as server:
-        client = build_client(
+        events = await stream_once(
             ProviderOptions(model="m", kind="openai", base_url=server.openai_url),
             deps=ClientDeps(environ={"ZENGINE_API_KEY": KEY}, meter=meter, cost_cap_usd=2.0),
         )
-        try:
-            events = await collect(client)
-        finally:
-            await client.aclose()
     assert server.requests == []
     assert [e.type for e in events] == ["error"]
-    assert events[0].kind == "cost_cap"
-    assert "agents.session_cost_cap_usd" in events[0].message
+    assert final_error(events).kind == "cost_cap"
+    assert "agents.session_cost_cap_usd" in final_error(events).message
 
 
 def test_own_pricing_without_cache_prices_takes_the_catalogs_then_the_input_price(

@@ -5,10 +5,10 @@ from __future__ import annotations
 import json
 
 import pytest
-from llm_helpers import KEY, collect, text_of
 
-from zengine_jupyter.llm import ClientDeps, ProviderOptions, build_client
+from zengine_jupyter.llm import ClientDeps, ProviderOptions
 from zengine_jupyter.testing import FakeClock, ProviderServer, RecordingServer, Reply
+from zengine_jupyter.testing.llm import KEY, stream_once, text_of
 
 ENV = {"ZENGINE_API_KEY": KEY}
 WIRES = ["anthropic", "openai"]
@@ -23,11 +23,7 @@ async def test_a_connection_lost_after_text_does_not_claim_it_is_retried(wire: s
         server.add(Reply(text=("partial ", "answer"), drop="after_text"))
         url = server.base_url if wire == "anthropic" else server.openai_url
         options = ProviderOptions(model="m", kind=wire, base_url=url)  # type: ignore[arg-type]
-        client = build_client(options, deps=ClientDeps(environ=ENV, sleep=clock.sleep))
-        try:
-            events = await collect(client)
-        finally:
-            await client.aclose()
+        events = await stream_once(options, deps=ClientDeps(environ=ENV, sleep=clock.sleep))
     assert text_of(events) == "partial answer"
     error = events[-1]
     assert error.type == "error"
@@ -53,11 +49,7 @@ async def test_a_server_that_answers_json_instead_of_a_stream_is_named_and_not_r
     with RecordingServer(reply=json.dumps(completion).encode()) as server:
         url = server.url + ("/v1" if wire == "openai" else "")
         options = ProviderOptions(model="m", kind=wire, base_url=url)  # type: ignore[arg-type]
-        client = build_client(options, deps=ClientDeps(environ=ENV, sleep=clock.sleep))
-        try:
-            events = await collect(client)
-        finally:
-            await client.aclose()
+        events = await stream_once(options, deps=ClientDeps(environ=ENV, sleep=clock.sleep))
         assert len(server.requests) == 1, "a plain JSON answer is not a passing fault"
     assert clock.waits == []
     error = events[-1]
@@ -77,10 +69,6 @@ async def test_an_event_stream_mislabelled_as_json_is_still_read() -> None:
     body = f"data: {json.dumps(chunk)}\n\ndata: {json.dumps(done)}\n\ndata: [DONE]\n\n"
     with RecordingServer(reply=body.encode()) as server:
         options = ProviderOptions(model="m", kind="openai", base_url=server.url + "/v1")
-        client = build_client(options, deps=ClientDeps(environ=ENV))
-        try:
-            events = await collect(client)
-        finally:
-            await client.aclose()
+        events = await stream_once(options, deps=ClientDeps(environ=ENV))
     assert text_of(events) == "streamed"
     assert events[-1].type == "stop"

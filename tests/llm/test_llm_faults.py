@@ -9,10 +9,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import pytest
-from llm_helpers import KEY, collect, text_of
 
-from zengine_jupyter.llm import ClientDeps, ProviderOptions, Timeouts, build_client
+from zengine_jupyter.llm import ClientDeps, ProviderKind, ProviderOptions, Timeouts
 from zengine_jupyter.testing import FakeClock, ProviderServer, Reply, unresponsive_port
+from zengine_jupyter.testing.llm import KEY, final_error, stream_once, text_of
 
 ENV = {"ZENGINE_API_KEY": KEY}
 FAST = Timeouts(connect_s=0.2, read_s=0.2)
@@ -56,32 +56,30 @@ CASES = {
 }
 
 
-def _options(wire: str, server: ProviderServer, fallbacks: tuple[str, ...] = ()) -> ProviderOptions:
+def _options(
+    wire: ProviderKind, server: ProviderServer, fallbacks: tuple[str, ...] = ()
+) -> ProviderOptions:
     url = server.base_url if wire == "anthropic" else server.openai_url
     return ProviderOptions(
         model="main-model",
         kind=wire,
         base_url=url,
         fallbacks=fallbacks,
-        timeouts=READ,  # type: ignore[arg-type]
+        timeouts=READ,
     )
 
 
 @pytest.mark.parametrize("wire", WIRES)
 @pytest.mark.parametrize("name", list(CASES))
-async def test_fault_is_retried_then_answered(wire: str, name: str) -> None:
+async def test_fault_is_retried_then_answered(wire: ProviderKind, name: str) -> None:
     case = CASES[name]
     clock = FakeClock()
     async with ProviderServer(api_key=KEY) as server:
         server.add(*case.script)
-        client = build_client(
+        events = await stream_once(
             _options(wire, server, ("fallback-model",)),
             deps=ClientDeps(environ=ENV, sleep=clock.sleep),
         )
-        try:
-            events = await collect(client)
-        finally:
-            await client.aclose()
     assert len(server.requests) == case.attempts
     assert clock.waits == case.waits
     retries = [e for e in events if e.type == "retry"]
@@ -99,18 +97,14 @@ async def test_fault_is_retried_then_answered(wire: str, name: str) -> None:
 
 
 @pytest.mark.parametrize("wire", WIRES)
-async def test_drop_after_text_is_final_and_keeps_the_partial_text(wire: str) -> None:
+async def test_drop_after_text_is_final_and_keeps_the_partial_text(wire: ProviderKind) -> None:
     clock = FakeClock()
     async with ProviderServer(api_key=KEY) as server:
         server.add(Reply(text=("partial ", "answer"), drop="after_text"), OK)
-        client = build_client(
+        events = await stream_once(
             _options(wire, server, ("fallback-model",)),
             deps=ClientDeps(environ=ENV, sleep=clock.sleep),
         )
-        try:
-            events = await collect(client)
-        finally:
-            await client.aclose()
     assert len(server.requests) == 1  # no retry, no fallback once text streamed
     assert clock.waits == []
     assert text_of(events) == "partial answer"
@@ -122,16 +116,12 @@ async def test_drop_after_text_is_final_and_keeps_the_partial_text(wire: str) ->
 
 
 @pytest.mark.parametrize("wire", WIRES)
-async def test_stream_error_after_text_is_final(wire: str) -> None:
+async def test_stream_error_after_text_is_final(wire: ProviderKind) -> None:
     async with ProviderServer(api_key=KEY) as server:
         server.add(Reply(text=("half",), stream_error="overloaded_error"), OK)
-        client = build_client(
+        events = await stream_once(
             _options(wire, server), deps=ClientDeps(environ=ENV, sleep=FakeClock().sleep)
         )
-        try:
-            events = await collect(client)
-        finally:
-            await client.aclose()
     assert len(server.requests) == 1
     assert text_of(events) == "half"
     assert events[-1].type == "error"
@@ -139,39 +129,33 @@ async def test_stream_error_after_text_is_final(wire: str) -> None:
 
 
 @pytest.mark.parametrize("wire", WIRES)
-async def test_connect_timeout_uses_all_five_attempts_then_fails(wire: str) -> None:
+async def test_connect_timeout_uses_all_five_attempts_then_fails(wire: ProviderKind) -> None:
     clock = FakeClock()
     with unresponsive_port() as port:
         base = f"http://127.0.0.1:{port}" + ("/v1" if wire == "openai" else "")
-        options = ProviderOptions(model="m", kind=wire, base_url=base, timeouts=FAST)  # type: ignore[arg-type]
-        client = build_client(options, deps=ClientDeps(environ=ENV, sleep=clock.sleep))
-        try:
-            events = await collect(client)
-        finally:
-            await client.aclose()
+        options = ProviderOptions(model="m", kind=wire, base_url=base, timeouts=FAST)
+        events = await stream_once(options, deps=ClientDeps(environ=ENV, sleep=clock.sleep))
     assert clock.waits == [0.5, 1.0, 2.0, 4.0]
     assert [e.type for e in events] == ["retry"] * 4 + ["error"]
-    assert events[-1].kind == "timeout"
-    assert "could not connect to 127.0.0.1" in events[-1].message
+    assert final_error(events).kind == "timeout"
+    assert "could not connect to 127.0.0.1" in final_error(events).message
 
 
 @pytest.mark.parametrize("wire", WIRES)
-async def test_client_error_is_not_retried_and_auth_errors_skip_fallbacks(wire: str) -> None:
+async def test_client_error_is_not_retried_and_auth_errors_skip_fallbacks(
+    wire: ProviderKind,
+) -> None:
     clock = FakeClock()
     async with ProviderServer(api_key="sk-other-key-000000000000") as server:
-        client = build_client(
+        events = await stream_once(
             _options(wire, server, ("fallback-model",)),
             deps=ClientDeps(environ=ENV, sleep=clock.sleep),
         )
-        try:
-            events = await collect(client)
-        finally:
-            await client.aclose()
     assert len(server.requests) == 1
     assert clock.waits == []
     assert [e.type for e in events] == ["error"]
-    assert events[0].status == 401
-    assert "auth login" in (events[0].hint or "")
+    assert final_error(events).status == 401
+    assert "auth login" in (final_error(events).hint or "")
 
 
 def test_backoff_doubles_up_to_16_s_and_retry_after_caps_at_60_s() -> None:

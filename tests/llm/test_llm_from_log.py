@@ -4,11 +4,11 @@ real APIs' checks in both wire formats, even when the log was left ragged by a c
 from __future__ import annotations
 
 import pytest
-from llm_helpers import KEY, collect, text_of
 
 from zengine_jupyter.engine import build_request
-from zengine_jupyter.llm import ClientDeps, ProviderOptions, build_client
+from zengine_jupyter.llm import ClientDeps, ProviderOptions
 from zengine_jupyter.protocol import (
+    LogRecord,
     MessageRecord,
     ModelRequest,
     RecordedToolCall,
@@ -17,8 +17,9 @@ from zengine_jupyter.protocol import (
     message_from_records,
 )
 from zengine_jupyter.testing import ProviderServer, Reply
+from zengine_jupyter.testing.llm import KEY, stream_once, text_of
 
-RAGGED_LOG = [
+RAGGED_LOG: list[LogRecord] = [
     MessageRecord(role="user", text="run the tests"),
     MessageRecord(role="user", text="and fix them"),  # two user messages in a row
     MessageRecord(
@@ -51,14 +52,11 @@ async def test_a_ragged_log_becomes_a_request_every_provider_accepts(wire: str) 
     async with ProviderServer(api_key=KEY) as server:
         server.add(Reply.answer("On it."))
         url = server.base_url if wire == "anthropic" else server.openai_url
-        client = build_client(
+        events = await stream_once(
             ProviderOptions(model="claude-haiku-4-5", kind=wire, base_url=url, effort="low"),  # type: ignore[arg-type]
             deps=ClientDeps(environ={"ZENGINE_API_KEY": KEY}),
+            request=ModelRequest(system="s", messages=messages),
         )
-        try:
-            events = await collect(client, ModelRequest(system="s", messages=messages))
-        finally:
-            await client.aclose()
     assert server.requests[0].rejected is None
     assert text_of(events) == "On it."
     sent = server.requests[0].json["messages"]

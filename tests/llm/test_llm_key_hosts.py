@@ -7,10 +7,17 @@ auth.json; each must receive only its own key, including when one redirects to t
 from __future__ import annotations
 
 import pytest
-from llm_helpers import collect, text_of
 
-from zengine_jupyter.llm import AuthStore, ClientDeps, ProviderOptions, Secret, build_client
+from zengine_jupyter.llm import (
+    AuthStore,
+    ClientDeps,
+    ProviderKind,
+    ProviderOptions,
+    Secret,
+    build_client,
+)
 from zengine_jupyter.testing import FakeClock, ProviderServer, Reply
+from zengine_jupyter.testing.llm import collect, stream_once, text_of
 
 KEY_A = "sk-hostA-1111111111111111"
 KEY_B = "sk-hostB-2222222222222222"
@@ -21,7 +28,7 @@ def _all_header_text(server: ProviderServer) -> str:
 
 
 @pytest.mark.parametrize("wire", ["anthropic", "openai"])
-async def test_each_host_receives_only_its_own_key(wire: str) -> None:
+async def test_each_host_receives_only_its_own_key(wire: ProviderKind) -> None:
     store = AuthStore()
     store.set("127.0.0.1", Secret(KEY_A))
     store.set("localhost", Secret(KEY_B))
@@ -35,11 +42,11 @@ async def test_each_host_receives_only_its_own_key(wire: str) -> None:
         suffix = "" if wire == "anthropic" else "/v1"
         client_a = build_client(
             ProviderOptions(model="m", kind=wire, base_url=a.base_url + suffix),
-            deps=deps,  # type: ignore[arg-type]
+            deps=deps,
         )
         client_b = build_client(
             ProviderOptions(model="m", kind=wire, base_url=b.base_url + suffix),
-            deps=deps,  # type: ignore[arg-type]
+            deps=deps,
         )
         try:
             assert text_of(await collect(client_a)) == "from A"
@@ -67,14 +74,10 @@ async def test_a_redirect_to_another_host_is_not_followed() -> None:
     ):
         b.always(Reply.answer("stolen"))
         a.add(Reply(status=307, headers={"location": f"{b.base_url}/v1/messages"}))
-        client = build_client(
+        events = await stream_once(
             ProviderOptions(model="m", kind="anthropic", base_url=a.base_url),
             deps=ClientDeps(environ={}, auth=store, sleep=FakeClock().sleep),
         )
-        try:
-            events = await collect(client)
-        finally:
-            await client.aclose()
     assert b.requests == []
     assert events[-1].type == "error"
     assert events[-1].status == 307
@@ -84,10 +87,14 @@ async def test_a_providers_own_variable_goes_only_to_that_providers_host() -> No
     env = {"OPENAI_API_KEY": KEY_A, "ANTHROPIC_API_KEY": KEY_B}
     async with ProviderServer() as local:  # a local server needs no key
         local.always(Reply.answer("ok"))
-        for wire, url in (("openai", local.openai_url), ("anthropic", local.base_url)):
+        wires: list[tuple[ProviderKind, str]] = [
+            ("openai", local.openai_url),
+            ("anthropic", local.base_url),
+        ]
+        for wire, url in wires:
             client = build_client(
                 ProviderOptions(model="m", kind=wire, base_url=url),
-                deps=ClientDeps(environ=env),  # type: ignore[arg-type]
+                deps=ClientDeps(environ=env),
             )
             try:
                 assert text_of(await collect(client)) == "ok"

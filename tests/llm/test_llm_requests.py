@@ -10,14 +10,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from llm_helpers import KEY, collect, text_of
 
 from zengine_jupyter.llm import (
     Catalog,
     ClientDeps,
     ModelInfo,
     ProviderOptions,
-    build_client,
     detect_endpoint,
 )
 from zengine_jupyter.llm._endpoint import CallSpec
@@ -34,6 +32,7 @@ from zengine_jupyter.protocol import (
     ToolUsePart,
 )
 from zengine_jupyter.testing import ProviderServer, Reply
+from zengine_jupyter.testing.llm import KEY, stream_once, text_of
 
 SAMPLE = Path(__file__).parents[1] / "fixtures" / "llm" / "models-dev-sample.json"
 PNG = "iVBORw0KGgo="
@@ -87,14 +86,11 @@ async def test_a_tool_use_history_passes_the_real_checks(wire: str, catalog: Cat
     async with ProviderServer(api_key=KEY) as server:
         server.add(Reply.answer("Fixed."))
         url = server.base_url if wire == "anthropic" else server.openai_url
-        client = build_client(
+        events = await stream_once(
             ProviderOptions(model="claude-haiku-4-5", kind=wire, base_url=url),  # type: ignore[arg-type]
             deps=ClientDeps(environ={"ZENGINE_API_KEY": KEY}, catalog=catalog),
+            request=HISTORY,
         )
-        try:
-            events = await collect(client, HISTORY)
-        finally:
-            await client.aclose()
     assert server.requests[0].rejected is None
     assert text_of(events) == "Fixed."
 

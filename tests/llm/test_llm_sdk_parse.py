@@ -84,8 +84,8 @@ async def test_openai_sdk_parses_chunks_tool_calls_and_final_usage() -> None:
     assert choice.message.content == "Checking the weather"
     assert choice.finish_reason == "tool_calls"
     calls = choice.message.tool_calls or []
-    assert [c.function.name for c in calls] == ["get_weather", "get_time"]  # type: ignore[union-attr]
-    assert calls[0].function.arguments == '{"location": "San Francisco, CA"}'  # type: ignore[union-attr]
+    assert [c.function.name for c in calls] == ["get_weather", "get_time"]
+    assert calls[0].function.arguments == '{"location": "San Francisco, CA"}'
     assert completion.usage is not None
     assert completion.usage.prompt_tokens == 25 + 100 + 1200
     assert completion.usage.completion_tokens == 89

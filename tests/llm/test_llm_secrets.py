@@ -16,8 +16,6 @@ import stat
 import traceback
 from typing import TYPE_CHECKING, Any
 
-from llm_helpers import ask, collect
-
 from zengine_jupyter.llm import (
     AuthStore,
     CatalogCache,
@@ -41,6 +39,7 @@ from zengine_jupyter.protocol import (
 )
 from zengine_jupyter.store import SessionStore, SessionWriter
 from zengine_jupyter.testing import FakeClock, ProviderServer, Reply, ScriptedToolCall
+from zengine_jupyter.testing.llm import ask, collect
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -94,6 +93,18 @@ def _check_files(zengine_home: Path) -> None:
         _assert_clean(path.read_text(errors="replace"), str(path.relative_to(zengine_home)))
 
 
+async def _raised(adapter: AnthropicAdapter) -> ProviderError:
+    """The error the adapter raises for one request (it must raise), the adapter closed."""
+    try:
+        async for _ in adapter.events(ask(), CallSpec("m", "low", 100)):
+            pass
+    except ProviderError as exc:
+        return exc
+    finally:
+        await adapter.aclose()
+    raise AssertionError("the adapter raised no ProviderError")
+
+
 def _assert_clean(text: str, where: str) -> None:
     for needle in NEEDLES:
         assert needle not in text, f"key material found in {where}"
@@ -116,7 +127,7 @@ async def test_nothing_written_logged_or_raised_contains_the_key(
         for wire in ("anthropic", "openai"):
             for server in (good, bad):
                 url = server.base_url if wire == "anthropic" else server.openai_url
-                options = ProviderOptions(model="claude-sonnet-4-6", kind=wire, base_url=url)  # type: ignore[arg-type]
+                options = ProviderOptions(model="claude-sonnet-4-6", kind=wire, base_url=url)
                 deps = ClientDeps(
                     environ={"ZENGINE_API_KEY": SECRET},
                     auth=store,
@@ -138,31 +149,18 @@ async def test_nothing_written_logged_or_raised_contains_the_key(
         endpoint = detect_endpoint("anthropic", bad.base_url, "m")
         adapter = AnthropicAdapter(endpoint, Secret(SECRET), Timeouts())
         seen.append(adapter)
-        errors: list[BaseException] = []
-        try:
-            async for _ in adapter.events(ask(), CallSpec("m", "low", 100)):
-                pass
-        except ProviderError as exc:
-            errors.append(exc)
-        finally:
-            await adapter.aclose()
+        errors = [await _raised(adapter)]
         good.add(Reply(text=("x",), drop="after_text"))
         adapter = AnthropicAdapter(
             detect_endpoint("anthropic", good.base_url, "m"), Secret(SECRET), Timeouts()
         )
-        try:
-            async for _ in adapter.events(ask(), CallSpec("m", "low", 100)):
-                pass
-        except ProviderError as exc:
-            errors.append(exc)
-        finally:
-            await adapter.aclose()
+        errors.append(await _raised(adapter))
     assert len(errors) == 2
     await CatalogCache(url=f"{good.base_url}/api.json").refresh()  # offline: nothing written
-    for exc in errors:
-        _assert_clean(str(exc), "an exception message")
-        _assert_clean(repr(exc), "an exception repr")
-        _assert_clean("".join(traceback.format_exception(exc)), "a traceback")
+    for error in errors:
+        _assert_clean(str(error), "an exception message")
+        _assert_clean(repr(error), "an exception repr")
+        _assert_clean("".join(traceback.format_exception(error)), "a traceback")
     for obj in seen:
         _assert_clean(repr(obj), f"repr of {type(obj).__name__}")
         if hasattr(obj, "model_dump_json"):

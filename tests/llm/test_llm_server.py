@@ -6,9 +6,9 @@ from typing import Any
 
 import httpx
 import pytest
-from llm_helpers import ask
 
 from zengine_jupyter.testing import ProviderServer, Reply
+from zengine_jupyter.testing.llm import ask
 
 KEY = "sk-server-test-0000000000"
 A_HEADERS = {"anthropic-version": "2023-06-01", "x-api-key": KEY}

@@ -19,7 +19,7 @@ from zengine_jupyter.llm import (
     build_client,
     read_cassette,
 )
-from zengine_jupyter.protocol import CassetteError, EngineError, Notice
+from zengine_jupyter.protocol import CassetteError, EngineError, EngineEvent, Notice
 from zengine_jupyter.testing import ProviderServer, Reply, ScriptedToolCall
 
 KEYS = ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "ZENGINE_API_KEY", "ZENGINE_BASE_URL")
@@ -47,13 +47,13 @@ def _script(server: ProviderServer) -> None:
     )  # fmt: skip
 
 
-async def _run(project: Path, prompt: str) -> tuple[str, str, list[object], Session]:
+async def _run(project: Path, prompt: str) -> tuple[str, str, list[EngineEvent | None], Session]:
     session = await Session.open(
         SessionOptions(project=project, approvals=FixedApprovals(allow=True))
     )
     sub = session.subscribe()
     outcome = await session.submit(prompt)
-    events = []
+    events: list[EngineEvent | None] = []
     while sub.pending():
         events.append(await sub.get())
     sub.close()

@@ -35,6 +35,22 @@ while True:
 """
 
 
+def _project_with_a_link(tmp_path: Path) -> tuple[Path, Path]:
+    """``project/d`` -> ``project/real``, and an empty ``outside`` folder beside the project."""
+    root = tmp_path / "project"
+    (root / "real").mkdir(parents=True)
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (root / "d").symlink_to(root / "real")
+    return root, outside
+
+
+def _flipper(root: Path, outside: Path) -> subprocess.Popen[bytes]:
+    """A process flipping ``root/d`` between ``root/real`` and ``outside`` until killed."""
+    argv = [sys.executable, "-c", FLIPPER, str(root / "d"), str(root / "real"), str(outside)]
+    return subprocess.Popen(argv)
+
+
 async def gated_call(
     tool: Tool[Any], arguments: dict[str, Any], ctx: ToolContext, gate: PermissionGate
 ) -> str:
@@ -57,20 +73,13 @@ async def test_write_through_a_flipping_symlink_never_lands_outside(tmp_path: Pa
     in a tight loop while the model Writes ``d/pwnN.txt`` in accept_edits mode. The gate
     sees ``d`` pointing inside and allows; the write then followed ``d`` outside (4 of 40
     on main). Every call must write inside or return a tool error: 0 files outside."""
-    root = tmp_path / "project"
-    (root / "real").mkdir(parents=True)
-    outside = tmp_path / "outside"
-    outside.mkdir()
-    link = root / "d"
-    link.symlink_to(root / "real")
+    root, outside = _project_with_a_link(tmp_path)
     shells = ShellRunner(root, tmp_path / "artifacts")
     ctx = ToolContext(root=root, artifacts=tmp_path / "artifacts", reads=ReadTracker(),
                       shells=shells)  # fmt: skip
     gate = PermissionGate(root, PermissionPolicy.from_lists(mode="accept_edits"))
     write = WriteTool()
-    flipper = subprocess.Popen(
-        [sys.executable, "-c", FLIPPER, str(link), str(root / "real"), str(outside)]
-    )
+    flipper = _flipper(root, outside)
     outcomes: dict[str, int] = {}
     started = time.monotonic()
     try:
@@ -100,12 +109,7 @@ async def test_a_session_in_accept_edits_never_writes_through_the_flipping_symli
     call writes inside or is an error result, and 0 files appear outside. (End-to-end
     companion of the test above, which is the one that reproduces on main: through a Session
     the race did not land a file outside in our runs of main.)"""
-    root = tmp_path / "project"
-    (root / "real").mkdir(parents=True)
-    outside = tmp_path / "outside"
-    outside.mkdir()
-    link = root / "d"
-    link.symlink_to(root / "real")
+    root, outside = _project_with_a_link(tmp_path)
     calls = tuple(
         ScriptedToolCall("Write", {"path": f"d/pwn{n}.txt", "content": "x"}) for n in range(200)
     )
@@ -114,9 +118,7 @@ async def test_a_session_in_accept_edits_never_writes_through_the_flipping_symli
         session = await Session.open(
             SessionOptions(project=root, approvals=FixedApprovals(False), mode="accept_edits")
         )
-        flipper = subprocess.Popen(
-            [sys.executable, "-c", FLIPPER, str(link), str(root / "real"), str(outside)]
-        )
+        flipper = _flipper(root, outside)
         try:
             outcome = await session.submit("write them")
         finally:

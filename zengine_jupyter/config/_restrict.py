@@ -2,7 +2,7 @@
 
 Until its folder is trusted, a project (``.z-engine/settings.toml`` and ``settings.local.toml``)
 is a guest: it may add caution, never hand itself the keys. The tables below are the whole rule;
-``tests/unit/config/test_settings_schema.py`` checks every key of :class:`Settings` is in exactly
+``tests/config/test_settings_schema.py`` checks every key of :class:`Settings` is in exactly
 one.
 A new setting that runs code or loosens permissions belongs in ``WITHHELD``, with a test.
 """

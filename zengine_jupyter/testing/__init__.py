@@ -17,7 +17,8 @@ the one spelling of the model id);
 the approval port that answers from a table and remembers what it was asked;
 ``running_processes`` finds live processes by a token in their command line,
 ``process_gone`` tells whether a pid has exited and been reaped, ``stop_process_group``
-stops a server started in its own session.
+stops a server started in its own session, ``python_child`` runs a Python child that holds
+something while the test looks.
 """
 
 from zengine_jupyter.testing._approvals import RecordingApprovals
@@ -30,7 +31,12 @@ from zengine_jupyter.testing._model_client import (
     reply_events,
 )
 from zengine_jupyter.testing._net import free_port, unresponsive_port
-from zengine_jupyter.testing._procs import process_gone, running_processes, stop_process_group
+from zengine_jupyter.testing._procs import (
+    process_gone,
+    python_child,
+    running_processes,
+    stop_process_group,
+)
 from zengine_jupyter.testing._provider_script import (
     Reply,
     ScriptedToolCall,
@@ -68,6 +74,7 @@ __all__ = [
     "process_gone",
     "provider_in_thread",
     "provider_settings",
+    "python_child",
     "render_anthropic",
     "render_openai",
     "reply_events",

@@ -28,7 +28,7 @@ def run_notebook(path: Path, *, timeout_s: int, kernel: str | None) -> tuple[boo
     from nbclient.exceptions import CellExecutionError
 
     try:
-        notebook = nbformat.read(path, as_version=4)  # type: ignore[no-untyped-call]
+        notebook = nbformat.read(path, as_version=4)
     except (OSError, ValueError) as exc:
         return False, f"cannot read it: {exc}"
     client = NotebookClient(

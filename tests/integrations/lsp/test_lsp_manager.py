@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import sys
 from pathlib import Path
@@ -15,7 +16,6 @@ from zengine_jupyter.integrations.lsp import (
     LspManagerOptions,
     LspQuery,
     LspServerEntry,
-    _routing,
     lsp_query,
     render_status,
 )
@@ -62,7 +62,7 @@ async def test_not_installed_names_the_install_command_and_is_not_retried(
     tmp_path: Path, code: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     lookups: list[str] = []
-    real_which = _routing.shutil.which
+    real_which = shutil.which
 
     def counting_which(
         cmd: str, mode: int = os.F_OK | os.X_OK, path: str | None = None
@@ -70,7 +70,7 @@ async def test_not_installed_names_the_install_command_and_is_not_retried(
         lookups.append(cmd)
         return real_which(cmd, mode, path)
 
-    monkeypatch.setattr(_routing.shutil, "which", counting_which)
+    monkeypatch.setattr(shutil, "which", counting_which)  # what the router looks servers up with
     entry = LspServerEntry(
         "ghost", "zengine-no-such-lsp", file_types=(".fix",),
         install="pip install zengine-ghost-lsp",
@@ -135,11 +135,12 @@ async def test_a_server_killed_four_times_is_restarted_three_times_then_failed(
             assert pid is not None
             os.kill(pid, signal.SIGKILL)
             if kill <= MAX_RESTARTS:
-                await wait_until(
-                    lambda old=pid: (
-                        (s := _status(manager, "fixture")).state == "ready" and s.pid != old
-                    )
-                )
+
+                def restarted(old: int = pid) -> bool:
+                    status = _status(manager, "fixture")
+                    return status.state == "ready" and status.pid != old
+
+                await wait_until(restarted)
                 assert _status(manager, "fixture").restarts == kill
                 assert (await lsp_query(manager, LspQuery("hover", str(code)))).ok
         await wait_until(lambda: _status(manager, "fixture").state == "failed")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -9,7 +10,7 @@ import pytest
 from zengine_jupyter.integrations.lsp import BUILTIN_SPECS, LspRouter, LspServerEntry
 
 
-def _which(installed: set[str]):
+def _which(installed: set[str]) -> Callable[[str, str], str | None]:
     return lambda cmd, _path: f"/opt/bin/{cmd}" if cmd in installed else None
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[1]
 LINT_IMPORTS = str(Path(sys.executable).with_name("lint-imports"))
 
 

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 from typing import TYPE_CHECKING
 
 import pytest
@@ -19,6 +17,7 @@ from zengine_jupyter.protocol import (
     UsageRecord,
 )
 from zengine_jupyter.store import SessionStore
+from zengine_jupyter.testing import python_child
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -108,30 +107,16 @@ def test_second_writer_in_this_process_gets_a_clear_error(tmp_path: Path) -> Non
 def test_second_writer_in_another_process_gets_a_clear_error(tmp_path: Path) -> None:
     store = SessionStore(tmp_path)
     store.create(session_id="c1").close()
-    holder = subprocess.Popen(
-        [
-            sys.executable,
-            "-c",
-            "import sys; from pathlib import Path; from zengine_jupyter.store import SessionStore\n"
-            f"w = SessionStore(Path({str(tmp_path)!r})).open('c1'); print('open', flush=True)\n"
-            "sys.stdin.read(); w.close()",
-        ],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        text=True,
+    code = (
+        "import sys; from pathlib import Path; from zengine_jupyter.store import SessionStore\n"
+        "w = SessionStore(Path(sys.argv[1])).open('c1'); print('open', flush=True)\n"
+        "sys.stdin.read(); w.close()"
     )
-    try:
-        assert holder.stdout is not None
-        assert holder.stdout.readline().strip() == "open"
+    with python_child(code, str(tmp_path), ready="open") as holder:
         with pytest.raises(SessionLockedError, match=f"process {holder.pid}") as err:
             store.open("c1")
         assert err.value.holder_pid == holder.pid
         assert store.read("c1").state.records == 1
-    finally:
-        assert holder.stdin is not None
-        holder.stdin.close()
-        holder.wait(timeout=30)
-        holder.stdout.close()  # type: ignore[union-attr]
     store.open("c1").close()  # the lock died with the holder's handle
 
 

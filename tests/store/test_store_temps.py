@@ -7,8 +7,6 @@ second opener never gets the lock, and readers never remove anything.
 
 from __future__ import annotations
 
-import subprocess
-import sys
 import textwrap
 from typing import TYPE_CHECKING
 
@@ -17,6 +15,7 @@ import pytest
 from zengine_jupyter.protocol import SessionLockedError, SessionMeta
 from zengine_jupyter.store import SessionStore
 from zengine_jupyter.store._meta import check_meta, read_meta
+from zengine_jupyter.testing import python_child
 from zengine_jupyter.testing.store_kill import run_meta_kill_rounds
 
 if TYPE_CHECKING:
@@ -92,26 +91,12 @@ def test_a_live_writers_temp_file_is_left_alone(tmp_path: Path) -> None:
     store = SessionStore(tmp_path)
     store.create(session_id="c1").close()
     tmp = store.folder("c1") / ".meta.json.feedbeef.tmp"
-    child = subprocess.Popen(
-        [sys.executable, "-c", _LIVE_WRITER, str(tmp_path)],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        assert child.stdout is not None
-        assert child.stdout.readline().strip() == "ready"
+    with python_child(_LIVE_WRITER, str(tmp_path), ready="ready", kill=True) as child:
         with pytest.raises(SessionLockedError, match=f"process {child.pid}"):
             store.open("c1")
         store.read("c1")
         store.list()
         assert tmp.exists(), "a live writer's temp file was removed"
-    finally:
-        child.kill()
-        child.wait()
-        assert child.stdin is not None
-        child.stdin.close()
-        child.stdout.close()  # type: ignore[union-attr]
     with store.open("c1") as writer:  # its writer is dead now: the file is stale
         assert writer.report.removed_temps == (".meta.json.feedbeef.tmp",)
         assert check_meta(writer.folder / "meta.json", writer.meta()) is None

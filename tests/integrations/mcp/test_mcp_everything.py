@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 
 pytestmark = pytest.mark.slow
 
-NPM_DIR = Path(__file__).parents[1] / "fixtures" / "npm"
+NPM_DIR = Path(__file__).parents[2] / "fixtures" / "npm"
 SERVER_JS = NPM_DIR / "node_modules/@modelcontextprotocol/server-everything/dist/index.js"
 
 

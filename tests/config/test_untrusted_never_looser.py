@@ -4,7 +4,7 @@ user's own. Every action the user level denies or asks stays denied or asked."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -65,7 +65,7 @@ def decide(s: Settings, tool: str, arg: str | None) -> int:
     elif tool.startswith("mcp__"):
         call = CallView(tool, "mcp")
     else:
-        kind = "read" if tool == "Read" else "edit"
+        kind: Literal["read", "edit"] = "read" if tool == "Read" else "edit"
         call = CallView(tool, kind, paths=(ROOT / (arg or ""),))
     return {"allow": ALLOW, "ask": ASK, "deny": DENY}[gate.decide(call).action]
 

@@ -9,7 +9,7 @@ from zengine_jupyter.config import TrustStore, render_reference
 from zengine_jupyter.config._reference import BEGIN, END
 from zengine_jupyter.testing import run_cli_sync
 
-DOCS = Path(__file__).resolve().parents[3] / "docs" / "settings.md"
+DOCS = Path(__file__).resolve().parents[2] / "docs" / "settings.md"
 
 
 def test_settings_json_names_layers_withheld_and_issues(

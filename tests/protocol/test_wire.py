@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 import re
-import subprocess
-import sys
 import typing
 from pathlib import Path
 from typing import Any
 
 import pytest
-from pydantic import TypeAdapter, ValidationError
+from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from zengine_jupyter.kernel import _comm, _requests
 from zengine_jupyter.protocol import (
@@ -57,7 +55,7 @@ REQUESTS: list[dict[str, Any]] = [
 ]
 
 
-def _union_members(union: Any) -> list[type]:
+def _union_members(union: object) -> list[type[BaseModel]]:
     return list(typing.get_args(typing.get_args(union)[0]))
 
 
@@ -144,17 +142,6 @@ def test_an_engine_error_becomes_a_failed_reply_with_its_hint() -> None:
     assert (reply.ok, reply.error, reply.hint) == (False, "chat x is closed", "open it again")
     reply = _requests.failure("p2", KeyError("k"))
     assert (reply.ok, reply.error, reply.hint) == (False, "KeyError: 'k'", None)
-
-
-def test_protocol_ts_is_generated_and_current() -> None:
-    done = subprocess.run(
-        [sys.executable, str(REPO / "scripts" / "gen-protocol-ts"), "--check"],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr
 
 
 def test_protocol_ts_declares_every_model_with_its_fields() -> None:

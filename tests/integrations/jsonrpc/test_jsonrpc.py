@@ -90,7 +90,7 @@ async def test_requests_are_correlated_by_id_even_when_answered_out_of_order() -
             client.request("echo", {"delay": 0.0, "value": "second"}),
             client.request("echo", {"delay": 0.02, "value": [3]}),
         )
-    assert results == ["first", "second", [3]]
+    assert list(results) == ["first", "second", [3]]
 
 
 async def test_notifications_flow_both_ways_and_server_requests_use_handlers() -> None:

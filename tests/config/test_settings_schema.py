@@ -58,7 +58,9 @@ def test_every_key_is_withheld_capped_or_applied_exactly_once() -> None:
         ({"nonsense": {}}, ("nonsense",)),
     ],
 )
-def test_wrong_types_and_values_are_reported_with_their_key(data: dict, loc: tuple) -> None:
+def test_wrong_types_and_values_are_reported_with_their_key(
+    data: dict[str, object], loc: tuple[str | int, ...]
+) -> None:
     with pytest.raises(ValidationError) as caught:
         Settings.model_validate(data)
     assert caught.value.errors()[0]["loc"] == loc
