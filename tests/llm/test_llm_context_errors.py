@@ -5,13 +5,13 @@ retried; other 400s and rate limits are not taken for one."""
 from __future__ import annotations
 
 import pytest
-from llm_helpers import KEY, collect
 
 from zengine_jupyter.llm import ClientDeps, ProviderOptions, build_client
 from zengine_jupyter.llm._http import is_context_overflow, status_error
 from zengine_jupyter.protocol import ContextTooLongError, ProviderStatusError
 from zengine_jupyter.testing import FakeClock, ProviderServer, Reply
 from zengine_jupyter.testing._provider_script import context_error_body, error_body
+from zengine_jupyter.testing.llm import KEY, collect
 
 
 @pytest.mark.parametrize("wire", ["anthropic", "openai"])

@@ -157,11 +157,11 @@ def write_notebook(path: Path, *sources: str) -> Path:
     """Write a Python 3 notebook at ``path`` with one code cell per source; its path."""
     import nbformat
 
-    nb = nbformat.v4.new_notebook()  # type: ignore[no-untyped-call]
+    nb = nbformat.v4.new_notebook()
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3",
                                  "language": "python"}  # fmt: skip
-    nb.cells = [nbformat.v4.new_code_cell(source) for source in sources]  # type: ignore[no-untyped-call]
-    nbformat.write(nb, path)  # type: ignore[no-untyped-call]
+    nb.cells = [nbformat.v4.new_code_cell(source) for source in sources]
+    nbformat.write(nb, path)
     return path
 
 
