@@ -71,6 +71,8 @@ class TurnRunner:
     shadow: ShadowRepository | None = None
     at_stop: Callable[[TurnOutcome], Awaitable[str | None]] | None = None
     """Asked when the model ends its turn: text to send back to it (it goes on), or None."""
+    before_first: Callable[[], Awaitable[None]] | None = None
+    """Awaited once, after the turn's start is journaled and before its first request."""
     _open_calls: list[RecordedToolCall] = field(default_factory=list)
     _partial: Answer | None = None
     _turn_costs: list[float | None] = field(default_factory=list)
@@ -92,6 +94,8 @@ class TurnRunner:
         j.record(MessageRecord(role="user", text=prompt))
         outcome = TurnOutcome(self.tid, "completed")
         try:
+            if self.before_first is not None:
+                await self.before_first()
             await self._loop(outcome)
         except asyncio.CancelledError:
             self._close_interrupted()
