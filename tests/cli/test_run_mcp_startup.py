@@ -10,7 +10,6 @@ from typing import Any
 import pytest
 
 import zengine_jupyter
-
 from zengine_jupyter.testing import ProviderServer, Reply, ScriptedToolCall, run_cli
 from zengine_jupyter.testing.mcp_chat import settings_text, stdio_server
 

@@ -177,6 +177,8 @@ async def test_trusting_the_folder_applies_its_servers_rules_and_hooks_at_the_ne
         assert marker.exists()  # and its hook
         await session.aclose()
     texts = await notices(events)
-    assert "settings reloaded: workspace trusted, permission rules re-applied, hooks changed, " \
+    assert (
+        "settings reloaded: workspace trusted, permission rules re-applied, hooks changed, "
         "mcp server 'proj' started" in texts
+    )
     assert fixture_children() == []

@@ -60,4 +60,3 @@ async def test_the_kernel_reloads_an_idle_chat_when_a_settings_file_changes(
     texts = [e.text for e in [ev async for ev in events] if isinstance(e, Notice)]
     assert any("mcp server 'b' added" in t for t in texts), texts
     assert fixture_children() == []
-
