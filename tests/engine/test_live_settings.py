@@ -17,9 +17,11 @@ import pytest
 
 from zengine_jupyter.config import TrustStore
 from zengine_jupyter.engine import Session, SessionOptions
+from zengine_jupyter.engine.lsp import LspExtension
 from zengine_jupyter.protocol import Notice
 from zengine_jupyter.testing import ProviderServer, RecordingApprovals, Reply, ScriptedToolCall
 from zengine_jupyter.testing._procs import process_gone
+from zengine_jupyter.testing.lsp_server import fixture_server_argv
 from zengine_jupyter.testing.mcp_chat import mcp_extension, settings_text, stdio_server
 from zengine_jupyter.testing.mcp_server import fixture_children
 
@@ -182,3 +184,40 @@ async def test_trusting_the_folder_applies_its_servers_rules_and_hooks_at_the_ne
         "mcp server 'proj' started" in texts
     )
     assert fixture_children() == []
+
+
+def lsp_table(name: str, file_type: str, *options: str) -> str:
+    """A ``[lsp.servers.NAME]`` table running the fixture language server."""
+    command, *args = fixture_server_argv(*options)
+    return (
+        f"[lsp.servers.{name}]\ncommand = {json.dumps(command)}\nargs = {json.dumps(args)}\n"
+        f'file_types = ["{file_type}"]\n'
+    )
+
+
+async def test_an_edited_language_server_entry_stops_only_that_server(
+    project: Path, zengine_home: Path
+) -> None:
+    user = zengine_home / "settings.toml"
+    (project / "a.fx").write_text("x\n")
+    (project / "a.fy").write_text("y\n")
+    async with ProviderServer() as model:
+        base = settings_text(model.base_url) + lsp_table("x", "fx")
+        user.write_text(base + lsp_table("y", "fy"))
+        session = await Session.open(SessionOptions(project=project))
+        events = session.subscribe()
+        lsp = next(e for e in session.extensions if isinstance(e, LspExtension))
+        manager = lsp.manager
+        x_pid = (await manager.client_for(project / "a.fx")).peer.pid
+        y_pid = (await manager.client_for(project / "a.fy")).peer.pid
+
+        user.write_text(base + lsp_table("y", "fy", "--index-s", "0"))
+        assert await session.refresh_settings()  # what the kernel's watch calls
+        assert lsp.manager is manager
+        assert process_gone(y_pid)
+        assert (await manager.client_for(project / "a.fx")).peer.pid == x_pid  # kept running
+        assert (await manager.client_for(project / "a.fy")).peer.pid != y_pid  # the new entry
+        assert not await session.refresh_settings()  # nothing changed since
+        await session.aclose()
+    texts = await notices(events)
+    assert "settings reloaded: language server 'y' changed" in texts
