@@ -18,7 +18,7 @@ import pytest
 from zengine_jupyter.config import TrustStore
 from zengine_jupyter.engine import Session, SessionOptions
 from zengine_jupyter.engine.lsp import LspExtension
-from zengine_jupyter.protocol import Notice
+from zengine_jupyter.protocol import Notice, TrustRequired
 from zengine_jupyter.testing import ProviderServer, RecordingApprovals, Reply, ScriptedToolCall
 from zengine_jupyter.testing._procs import process_gone
 from zengine_jupyter.testing.lsp_server import fixture_server_argv
@@ -152,8 +152,9 @@ async def test_trusting_the_folder_applies_its_servers_rules_and_hooks_at_the_ne
 ) -> None:
     marker = tmp_path / "hook-ran"
     hook = [sys.executable, "-c", f"open({str(marker)!r}, 'a').write('x')"]
-    (project / ".z-engine").mkdir()
-    (project / ".z-engine" / "settings.toml").write_text(
+    shared = project / ".z-engine" / "settings.toml"
+    shared.parent.mkdir()
+    shared.write_text(
         settings_text(None, {"proj": stdio_server()}, allow=["mcp__proj"])
         + f"\n[[hooks.user_prompt_submit]]\ncommand = {json.dumps(hook)}\n"
     )
@@ -166,6 +167,9 @@ async def test_trusting_the_folder_applies_its_servers_rules_and_hooks_at_the_ne
         await session.submit("before")
         assert mcp_servers_in(model.requests[-1].json) == {}
         assert not marker.exists()
+        shared.write_text(shared.read_text() + '\n[mcp.servers.more]\ncommand = "x"\n')
+        model.add(Reply(text=("still untrusted",)))
+        await session.submit("more")  # the banner again, naming the new server
 
         await asyncio.to_thread(TrustStore().trust, project)  # trust.json changes, nothing else
         model.add(
@@ -178,11 +182,15 @@ async def test_trusting_the_folder_applies_its_servers_rules_and_hooks_at_the_ne
         assert approvals.asked == []  # the project's allow rule applies now
         assert marker.exists()  # and its hook
         await session.aclose()
-    texts = await notices(events)
+    seen = [ev async for ev in events]
+    (banner,) = [e for e in seen if isinstance(e, TrustRequired)][-1:]
+    assert "mcp.servers.more" in banner.withheld
+    texts = [e.text for e in seen if isinstance(e, Notice)]
     assert (
         "settings reloaded: workspace trusted, permission rules re-applied, hooks changed, "
-        "mcp server 'proj' started" in texts
+        "mcp server 'proj' started, mcp server 'more' started" in texts
     )
+    assert f"trusted {project}: its settings apply now" in texts  # a view clears its banner
     assert fixture_children() == []
 
 

@@ -27,7 +27,7 @@ from zengine_jupyter.config import (
 )
 from zengine_jupyter.engine._wiring import provider_options
 from zengine_jupyter.policy import PermissionPolicy
-from zengine_jupyter.protocol import Notice
+from zengine_jupyter.protocol import Notice, TrustRequired
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -65,7 +65,7 @@ class LiveSettings:
                 self._pending = True
             if not self._pending or (session.busy and not in_turn):
                 return False
-            await self._apply(session)
+            await self._apply(session, from_files=True)
             return True
 
     async def reload(self, session: Session) -> None:
@@ -79,7 +79,9 @@ class LiveSettings:
             return False
         return bool(await asyncio.to_thread(self._files.changed))
 
-    async def _apply(self, session: Session) -> None:
+    async def _apply(self, session: Session, *, from_files: bool = False) -> None:
+        """Load and apply; ``from_files``: nobody in this chat asked (``zengine trust`` in a
+        terminal, an edit), so the trust banner follows here: cleared or shown again."""
         self._pending = False
         old = session.settings
         new, kept = await asyncio.to_thread(reload_settings, old, environ=self.environ)
@@ -100,6 +102,22 @@ class LiveSettings:
         if changes:
             text = "settings reloaded: " + ", ".join(changes)
             session.journal.publish(Notice(session_id=session.id, topic="settings", text=text))
+        if from_files:
+            _follow_trust(session, old, new)
+
+
+def _follow_trust(session: Session, old: EffectiveSettings, new: EffectiveSettings) -> None:
+    """A view's trust banner: a ``trust`` notice clears it (the folder was trusted elsewhere);
+    new withheld settings of a still untrusted project show it again."""
+    if new.trusted and not old.trusted:
+        text = f"trusted {session.root}: its settings apply now"
+        session.journal.publish(Notice(session_id=session.id, topic="trust", text=text))
+        return
+    keys = list(dict.fromkeys(w.key for w in new.withheld))
+    if keys and keys != list(dict.fromkeys(w.key for w in old.withheld)):
+        session.journal.publish(
+            TrustRequired(session_id=session.id, folder=str(session.root), withheld=keys)
+        )
 
 
 def _apply_rules(session: Session, old: EffectiveSettings, new: EffectiveSettings) -> None:
