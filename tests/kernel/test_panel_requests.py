@@ -128,8 +128,8 @@ def test_mcp_status_and_prompt_commands_come_from_the_chat(
 
     def startup_notice(m: Any) -> bool:  # not the turn's "waiting for" / "still starting"
         settled = ("MCP servers ready", "MCP servers failed")
-        return (m.kind == "event" and m.event.kind == "notice" and m.event.topic == "mcp"
-                and m.event.text.startswith(settled))  # fmt: skip
+        return bool(m.kind == "event" and m.event.kind == "notice" and m.event.topic == "mcp"
+                    and m.event.text.startswith(settled))  # fmt: skip
 
     # the turn waits for the servers (mcp.startup_wait); then the start-up notice and its end
     if not any(startup_notice(m) for m in panel.until_event("turn_ended", timeout=60)):
