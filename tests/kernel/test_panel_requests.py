@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -125,10 +126,15 @@ def test_mcp_status_and_prompt_commands_come_from_the_chat(
 
     server.add(Scripted(text=("hi",)))
     assert panel.request(SubmitRequest(id="t1", text="hi")).ok
-    panel.read(
-        lambda m: m.kind == "event" and m.event.kind == "notice" and m.event.topic == "mcp",
-        timeout=60,
-    )
+
+    def startup_notice(m: Any) -> bool:  # not the turn's "waiting for" / "still starting"
+        settled = ("MCP servers ready", "MCP servers failed")
+        return bool(m.kind == "event" and m.event.kind == "notice" and m.event.topic == "mcp"
+                    and m.event.text.startswith(settled))  # fmt: skip
+
+    # the turn waits for the servers (mcp.startup_wait); then the start-up notice and its end
+    if not any(startup_notice(m) for m in panel.until_event("turn_ended", timeout=60)):
+        panel.read(startup_notice, timeout=60)
     after = {s.name: s for s in panel.request(McpStatusRequest(id="m2")).servers or []}
     assert (after["fx"].state, after["broken"].state) == ("ready", "failed")
     assert after["broken"].reason

@@ -38,6 +38,12 @@ if TYPE_CHECKING:
     from zengine_jupyter.config._glob import compile_glob
     from zengine_jupyter.config._layers import ENV_OVERRIDES, Layer, env_layer, layer_path
     from zengine_jupyter.config._reference import render_reference
+    from zengine_jupyter.config._reload import (
+        SettingsFiles,
+        reload_settings,
+        settings_changes,
+        settings_files,
+    )
     from zengine_jupyter.config._restrict import (
         APPLIED,
         CAPPED,
@@ -107,6 +113,7 @@ _LAZY = {
     "PriceSettings": "_schema",
     "ProviderSettings": "_schema",
     "ResolvedSettings": "_restrict",
+    "SettingsFiles": "_reload",
     "SandboxSettings": "_schema_tools",
     "Settings": "_schema",
     "ShellSettings": "_schema_tools",
@@ -126,9 +133,12 @@ _LAZY = {
     "load_settings": "_effective",
     "read_layers": "_effective",
     "may_run_automatic_checks": "_extensions",
+    "reload_settings": "_reload",
     "render_reference": "_reference",
     "resolve_layers": "_effective",
     "restrict_to_user_level": "_restrict",
+    "settings_changes": "_reload",
+    "settings_files": "_reload",
     "trust_workspace": "_effective",
     "trusted_grants": "_extensions",
 }
@@ -165,6 +175,7 @@ __all__ = [
     "ResolvedSettings",
     "SandboxSettings",
     "Settings",
+    "SettingsFiles",
     "ShellSettings",
     "TrustStore",
     "VerificationSettings",
@@ -185,9 +196,12 @@ __all__ = [
     "may_run_automatic_checks",
     "notebook_path",
     "read_layers",
+    "reload_settings",
     "render_reference",
     "resolve_layers",
     "restrict_to_user_level",
+    "settings_changes",
+    "settings_files",
     "trust_workspace",
     "trusted_grants",
     "user_config_dir",

@@ -35,6 +35,7 @@ __all__ = [
     "load_settings",
     "read_layers",
     "resolve_layers",
+    "trust_of",
     "trust_workspace",
 ]
 
@@ -147,16 +148,24 @@ def load_settings(
     """
     env = os.environ if environ is None else environ
     layers, issues = read_layers(project, env)
-    trusted, problem = True, None
-    if project is not None:
-        store = trust if trust is not None else TrustStore(data_dir(dict(env)) / TRUST_FILE_NAME)
-        try:
-            trusted = store.is_trusted(project)
-        except TrustStoreError as exc:
-            trusted, problem = False, str(exc)
+    trusted, problem = trust_of(project, env, trust)
     return effective_from_layers(
         layers, project=project, trusted=trusted, issues=issues, trust_problem=problem
     )
+
+
+def trust_of(
+    project: Path | None, environ: Mapping[str, str], trust: TrustStore | None = None
+) -> tuple[bool, str | None]:
+    """Whether ``project`` is trusted (always, without a project) and why that could not be
+    read (a damaged ``trust.json``: then not trusted)."""
+    if project is None:
+        return True, None
+    store = trust if trust is not None else TrustStore(data_dir(dict(environ)) / TRUST_FILE_NAME)
+    try:
+        return store.is_trusted(project), None
+    except TrustStoreError as exc:
+        return False, str(exc)
 
 
 def trust_workspace(

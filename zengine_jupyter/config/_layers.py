@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
 __all__ = [
+    "DESTINATION_NOT_APPLIED",
     "ENV_OVERRIDES",
     "PROVIDER_KEYS",
     "FileLayerName",
@@ -60,6 +61,11 @@ _DESTINATION_TEXT = re.compile(
     r"^\s*(?:\[\s*provider\s*[\].]|provider\s*[.=]|base_url\s*=)",
     re.MULTILINE,
 )
+
+DESTINATION_NOT_APPLIED = (
+    "is not applied: the layer is skipped for the other problem listed with it"
+)
+"""The reason of the extra issue naming a skipped layer's ``[provider]`` key."""
 
 _FILES: dict[FileLayerName, str] = {
     "user": "settings.toml",
@@ -183,8 +189,8 @@ def _with_destination(
     key = _sets_destination(text, data)
     if key is None:
         return issues
-    reason = "is not applied: the layer is skipped for the other problem listed with it"
-    return [*issues, make(reason, key=key, line=line_of(text, tuple(key.split("."))))]
+    line = line_of(text, tuple(key.split(".")))
+    return [*issues, make(DESTINATION_NOT_APPLIED, key=key, line=line)]
 
 
 def _validation_issue(

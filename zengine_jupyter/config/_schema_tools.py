@@ -145,6 +145,10 @@ class McpSettings(StrictModel):
 
     servers: dict[str, McpServerSettings] = Field(default_factory=dict)
     """``[mcp.servers.NAME]`` tables."""
+    startup_wait: float = Field(default=10.0, ge=0, le=120)
+    """Seconds the first model request of a turn waits for servers still starting (0: no
+    wait); a server not ready by then is listed as starting and its tools join a later
+    request."""
 
 
 class LspServerSettings(StrictModel):

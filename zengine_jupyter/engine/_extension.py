@@ -4,8 +4,9 @@ An extension is created per session. It may register tools and slash commands wh
 opens (``start``), add text to a tool's result (``after_tool``: language-server errors after
 a write), send something back to the model when it wants to stop (``at_stop``: verification
 modes), add tools or a reminder to each request (``request_tools`` / ``reminder``: deferred MCP
-tools), and must release what it started in ``aclose``. Extensions live in their own modules
-and are listed in :data:`EXTENSIONS`.
+tools), wait before a turn's first request (``before_first_request``: MCP servers still
+starting), follow a settings reload (``reload``), and must release what it started in
+``aclose``. Extensions live in their own modules and are listed in :data:`EXTENSIONS`.
 """
 
 from __future__ import annotations
@@ -65,6 +66,10 @@ class SessionExtension:
     async def turn_started(self, session: Session, turn_id: str) -> None:
         """A turn begins, before the model is asked (e.g. note the files' fingerprint)."""
 
+    async def before_first_request(self, session: Session, turn_id: str) -> None:
+        """In the turn (its start is journaled, an interrupt stops it), before its first model
+        request: e.g. wait, bounded, for MCP servers still starting."""
+
     async def after_tool(
         self, session: Session, call: RecordedToolCall, tool: Tool[Any], output: ToolOutput
     ) -> ToolOutput:
@@ -75,8 +80,11 @@ class SessionExtension:
         """When the model ends its turn: text to send back to it (it goes on), or None."""
         return None
 
-    async def reload(self, session: Session) -> None:
-        """The chat's settings were loaded again (the folder was trusted, a file changed)."""
+    async def reload(self, session: Session) -> list[str] | None:
+        """The chat's settings were loaded again (the folder was trusted, a file changed).
+        May return what it changed in a few words each (``mcp server 'x' restarted``) for the
+        "settings reloaded" notice."""
+        return None
 
     async def aclose(self) -> None:
         """Stop what ``start`` started; must be idempotent."""

@@ -43,3 +43,5 @@ class SessionParts:
     notebook: str | None = None
     extensions: tuple[Callable[[], SessionExtension], ...] = ()
     """Made after the built-in ones (a frontend's own tools, tests)."""
+    environ: Mapping[str, str] | None = None
+    """The environment the settings were read with (None: the process's); reloads use it."""

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import shutil
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
@@ -31,6 +32,7 @@ from zengine_jupyter.engine._context import ContextGauge
 from zengine_jupyter.engine._custom_commands import CustomCommands
 from zengine_jupyter.engine._extension import EXTENSIONS
 from zengine_jupyter.engine._journal import Journal
+from zengine_jupyter.engine._live_settings import LiveSettings
 from zengine_jupyter.engine._parts import SessionParts
 from zengine_jupyter.engine._ports import FixedApprovals
 from zengine_jupyter.engine._prompt import system_prompt
@@ -136,6 +138,8 @@ class Session:
         self._task: asyncio.Task[TurnOutcome] | None = None
         self._interrupting = False
         self._closed = False
+        self.environ = parts.environ
+        self._live = LiveSettings(self.root, self.environ)
 
     # ------------------------------------------------------------------ opening
     @classmethod
@@ -188,12 +192,14 @@ class Session:
                 notebook=options.notebook,
                 provider=provider,
                 extensions=options.extensions,
+                environ=options.environ,
             )
         )
         session.tools["Task"] = TaskTool(session)
         if options.mode and options.mode != state.mode:
             writer.append(ModeChangeRecord(mode=options.mode))
         session._announce()
+        await session._live.start()
         for extension in session.extensions:
             await extension.start(session)
         await session._hook("session_start")
@@ -204,6 +210,10 @@ class Session:
         """Use other model settings from the next request on (/model, /effort)."""
         if self.busy:
             raise TurnInProgressError("the model cannot change during a turn", hint="wait")
+        await self.use_provider(provider)
+
+    async def use_provider(self, provider: ProviderOptions) -> None:
+        """:meth:`set_provider` for a caller that holds the chat idle (a settings reload)."""
         self.provider = provider
         if self._client_is_ours:
             await self.client.aclose()
@@ -217,18 +227,20 @@ class Session:
         return client_deps(self.settings.settings, self.meter) if self._client_is_ours else None
 
     async def reload_settings(self) -> None:
-        """Load the layers again (after trusting the folder): gate rules, model, hooks."""
-        self.settings = await aload_settings(self.root)
-        mode = self.gate.policy.mode
-        policy = PermissionPolicy.from_settings(self.settings.settings.permissions, self.root)
-        self.gate.policy = replace(policy, mode=mode)
-        self.ctx.additional_directories = policy.additional_directories
-        settings = self.settings
-        context = settings.settings.context
-        self.gauge.threshold, self.gauge.auto = context.compact_threshold, context.auto_compact
-        await self.set_provider(provider_options(settings.settings, settings.provider_issues))
-        for extension in self.extensions:
-            await extension.reload(self)
+        """Load the layers again now (after trusting the folder): gate rules, model, hooks,
+        servers (``engine/_live_settings.py``). Not during a turn."""
+        if self.busy:
+            raise TurnInProgressError("settings cannot reload during a turn",
+                                      hint="they reload when the turn ends")  # fmt: skip
+        await self._live.reload(self)
+
+    async def refresh_settings(self) -> bool:
+        """Reload if a settings file changed since the last look (a ``stat`` per file, off the
+        loop): the kernel's file watch. A chat in a turn reloads at its next turn start
+        instead. Whether it reloaded."""
+        if self._closed:
+            return False
+        return await self._live.refresh(self)
 
     def prepare_request(self) -> tuple[str, list[ToolSpec]]:
         """The system prompt and tools for the next request, with the extensions' share."""
@@ -250,6 +262,10 @@ class Session:
         for extension in self.extensions:
             output = await extension.after_tool(self, call, tool, output)
         return output
+
+    async def _before_first_request(self, turn_id: str) -> None:
+        for extension in self.extensions:
+            await extension.before_first_request(self, turn_id)
 
     async def _at_stop(self, outcome: TurnOutcome) -> str | None:
         for extension in self.extensions:
@@ -349,6 +365,8 @@ class Session:
                 f"a turn is already running in chat {self.id}",
                 hint="wait for it to finish, or interrupt it",
             )
+        async with self._lock:  # a settings file changed since the last turn: reload first
+            await self._live.refresh(self, in_turn=True)
         if (line := parse_command_line(text)) is not None:
             name, rest = line
             command = self.commands.get(name)
@@ -383,6 +401,7 @@ class Session:
                 shadow=self.shadow,
                 at_stop=self._at_stop,
                 context=TurnContext(self, text, turn_id),
+                before_first=functools.partial(self._before_first_request, turn_id),
             )
             self._task = asyncio.create_task(runner.run(text), name=f"zengine-turn-{turn_id}")
             try:

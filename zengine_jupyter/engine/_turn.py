@@ -75,6 +75,8 @@ class TurnRunner:
     context: TurnContext | None = None
     """Counts each request against the window and compacts (the chat's own turns; None for a
     subagent, whose context-length error fails its run)."""
+    before_first: Callable[[], Awaitable[None]] | None = None
+    """Awaited once, after the turn's start is journaled and before its first request."""
     _open_calls: list[RecordedToolCall] = field(default_factory=list)
     _partial: Answer | None = None
     _turn_costs: list[float | None] = field(default_factory=list)
@@ -96,6 +98,8 @@ class TurnRunner:
         j.record(MessageRecord(role="user", text=prompt))
         outcome = TurnOutcome(self.tid, "completed")
         try:
+            if self.before_first is not None:
+                await self.before_first()
             await self._loop(outcome)
         except asyncio.CancelledError:
             self._close_interrupted()

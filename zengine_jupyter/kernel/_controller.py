@@ -41,12 +41,15 @@ if TYPE_CHECKING:
     from zengine_jupyter.kernel._widget import TurnWidget
     from zengine_jupyter.protocol import TurnApprovalAnswer, TurnInterrupt, TurnResult
 
-__all__ = ["CLOSE_WAIT_S", "CLOSING", "KernelController", "TurnRequest"]
+__all__ = ["CLOSE_WAIT_S", "CLOSING", "SETTINGS_POLL_S", "KernelController", "TurnRequest"]
 
 CLOSING: set[asyncio.Task[None]] = set()
 """Chats still closing after ``%unload_ext`` (held so the tasks finish)."""
 CLOSE_WAIT_S = 15.0
 """How long ``%unload_ext`` waits for turns and chats to close before it returns."""
+SETTINGS_POLL_S = 2.0
+"""How often the kernel looks at the open chats' settings files (a ``stat`` each, in a
+thread): a change reloads an idle chat at once (a chat in a turn at its next turn start)."""
 
 
 @dataclass(frozen=True)
@@ -104,6 +107,7 @@ class KernelController:
     trust_listeners: list[Callable[[Path], Coroutine[Any, Any, None]]] = field(default_factory=list)
     """Awaited after :meth:`trust` (the status widgets refresh)."""
     _opening: asyncio.Lock | None = None
+    _watching: asyncio.Task[None] | None = None
 
     def __post_init__(self) -> None:
         if self.loop is None:
@@ -280,7 +284,20 @@ class KernelController:
             self.current = chat.session.id
             for view in list(self.views):
                 view.chat_opened(chat)
+            self._watch_settings()
             return chat
+
+    def _watch_settings(self) -> None:
+        """The settings files' watch: one poll task while chats are open (no watcher library)."""
+        if not self.closed and (self._watching is None or self._watching.done()):
+            self._watching = self.spawn(self._poll_settings(), "zengine-settings-watch")
+
+    async def _poll_settings(self) -> None:
+        while not self.closed and self.chats:
+            await asyncio.sleep(SETTINGS_POLL_S)
+            for chat in list(self.chats.values()):
+                with contextlib.suppress(Exception):  # a failed reload is the chat's notice
+                    await chat.session.refresh_settings()
 
     async def _open(self, request: TurnRequest, session_id: str | None) -> _Chat:
         from zengine_jupyter.engine import Session, SessionOptions

@@ -32,13 +32,14 @@ class SettingsIssue(BaseModel):
     """Dotted key that is wrong (``permissions.mode``) or the environment variable's name."""
     reason: str
 
-    def describe(self) -> str:
-        """One line a person reads: ``FILE:LINE: key: reason (layer skipped)``."""
+    def describe(self, outcome: str | None = None) -> str:
+        """One line a person reads: ``FILE:LINE: key: reason (layer skipped)``; ``outcome``
+        replaces the words in parentheses (a reload that kept the file's last good content)."""
         where = self.file or "environment"
         if self.line is not None:
             where += f":{self.line}"
         key = f" {self.key}:" if self.key else ""
-        skipped = "layer skipped" if self.file else "override ignored"
+        skipped = outcome or ("layer skipped" if self.file else "override ignored")
         return f"{where}:{key} {self.reason} ({skipped})"
 
 

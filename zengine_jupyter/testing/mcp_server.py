@@ -3,7 +3,7 @@
 Run it as a program (it imports ``mcp``; nothing imports this module at ``%load_ext`` time)::
 
     python -m zengine_jupyter.testing.mcp_server [--http PORT] [--tools N] [--name NAME]
-                                                 [--fail-start]
+                                                 [--fail-start] [--start-delay SECONDS]
 
 over stdio (default) or streamable HTTP on 127.0.0.1:PORT (path ``/mcp``). It offers:
 
@@ -20,7 +20,8 @@ over stdio (default) or streamable HTTP on 127.0.0.1:PORT (path ``/mcp``). It of
 - prompt ``review(code, focus="")``.
 
 ``--fail-start`` writes a line to stderr and exits 3 before speaking MCP (an unstartable server);
-``--fail-start-if-exists FILE`` does so only while FILE exists (a server made unstartable later).
+``--fail-start-if-exists FILE`` does so only while FILE exists (a server made unstartable later);
+``--start-delay SECONDS`` sleeps that long before speaking MCP (a slow server).
 :func:`fixture_argv` builds the command line; :func:`running_http_fixture` runs it over HTTP.
 """
 
@@ -31,6 +32,7 @@ import asyncio
 import contextlib
 import os
 import sys
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -88,10 +90,13 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--name", default="fixture")
     parser.add_argument("--fail-start", action="store_true")
     parser.add_argument("--fail-start-if-exists", type=Path, metavar="FILE")
+    parser.add_argument("--start-delay", type=float, default=0.0, metavar="SECONDS")
     args = parser.parse_args(argv)
     if args.fail_start or (args.fail_start_if_exists and args.fail_start_if_exists.exists()):
         sys.stderr.write("fixture: refusing to start (--fail-start)\n")
         raise SystemExit(3)
+    if args.start_delay > 0:
+        time.sleep(args.start_delay)
     srv = build_server(args.name, args.tools)
     if args.http is not None:
         srv.run("streamable-http", host="127.0.0.1", port=args.http)  # type: ignore[attr-defined]

@@ -4,7 +4,8 @@ Nothing starts when the chat opens. In an untrusted project the manager starts s
 would run the project's code in their safe configuration or not at all, and ``/lsp`` says
 which (``integrations/lsp/_untrusted.py``). The first LSP question about a file starts its server; a
 write to a file whose server is not running starts it in the background and, once it is up,
-opens the written files so that the next write is waited on (for at most ``WAIT``).
+opens the written files so that the next write is waited on (for at most ``WAIT``). A settings
+reload stops only the language servers whose entry changed; a trust change starts over.
 """
 
 from __future__ import annotations
@@ -118,14 +119,19 @@ class LspExtension(SessionExtension):
         task.add_done_callback(_consume)
 
     async def reload(self, session: Session) -> None:
-        """Trusting the folder may add ``[lsp.servers]`` and lifts the untrusted-project
-        launches (safe mode, not started): a new manager, started lazily."""
-        unchanged = (lsp_entries(session.settings.settings) == self._entries
-                     and session.settings.trusted == self._trusted)  # fmt: skip
-        if unchanged or self._manager is None:
+        """Trusting the folder (or revoking it) changes how every server may start: a new
+        manager, started lazily. Edited ``[lsp.servers]`` stop only the servers whose entry
+        changed (they start again on next use); the others keep running."""
+        entries, trusted = lsp_entries(session.settings.settings), session.settings.trusted
+        manager = self._manager
+        if manager is None or (entries == self._entries and trusted == self._trusted):
             return
-        old, self._manager = self._manager, self._new_manager(session)
-        await self._stop(old)
+        if trusted != self._trusted:
+            self._manager = self._new_manager(session)
+            await self._stop(manager)
+            return
+        self._entries = entries
+        await manager.reconfigure(entries)  # the notice says "language server 'x' changed"
 
     async def _stop(self, manager: LspManager) -> None:
         for task in list(self._tasks):

@@ -7,7 +7,9 @@ the resource tools follow the hub: each change of a server's state or tool list 
 ``session.tools`` and ``session.commands``. Above ``DEFER_ABOVE`` MCP tools, requests carry only
 the loaded definitions and ``LoadMcpTools`` (``hidden_tools``) plus the names-and-summaries
 list (``reminder``); a deferred tool the model calls before loading it is refused before the
-gate. ``reload`` reconciles (only changed servers restart); ``aclose`` stops every server.
+gate. The first request of a turn waits (at most ``mcp.startup_wait``) for servers still
+starting (``before_first_request``). ``reload`` reconciles (only changed servers restart) and
+says what it did; ``aclose`` stops every server.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from zengine_jupyter.engine.mcp._deferred import DeferredTools
 from zengine_jupyter.engine.mcp._hub import McpHub
 from zengine_jupyter.engine.mcp._prompts import run_prompt_command
 from zengine_jupyter.engine.mcp._servers import loaded_in_log, servers_from_settings
-from zengine_jupyter.engine.mcp._status import render_notice, render_table
+from zengine_jupyter.engine.mcp._status import describe_reconcile, render_notice, render_table
 from zengine_jupyter.engine.mcp._tools import (
     ListMcpResourcesTool,
     LoadMcpToolsTool,
@@ -111,8 +113,9 @@ class McpExtension(SessionExtension):
             await self._started.wait()
             return await self.hub.wait_settled(timeout_s)
 
-    async def reload(self, session: Session) -> None:
+    async def reload(self, session: Session) -> list[str]:
         await self._started.wait()
+        known = {entry.name for entry, _ in self._servers}
         self._servers, problems = servers_from_settings(session.settings)
         for problem in problems:
             self._notice(problem)
@@ -120,8 +123,36 @@ class McpExtension(SessionExtension):
         if any(self._allowed(entry, origin, trusted) for entry, origin in self._servers):
             await asyncio.to_thread(importlib.import_module, _SDK_MODULE)
         report = await self.hub.reconcile(self._servers, trusted=trusted)
+        self._sync()
         if report.started or report.restarted:
             self._spawn(self._announce())
+        return describe_reconcile(report, known)
+
+    async def before_first_request(self, session: Session, turn_id: str) -> None:
+        """Wait (at most ``mcp.startup_wait``) for servers still starting, saying so; a server
+        still starting then is named, and its tools join a later request once it is up."""
+        waiting = self._starting()
+        wait_s = session.settings.settings.mcp.startup_wait
+        if not waiting or wait_s <= 0:
+            return
+        self._notice(f"waiting for MCP servers ({', '.join(waiting)})", turn_id)
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(wait_s):
+                await self._started.wait()
+                await self.hub.wait_settled()
+        if still := self._starting():
+            self._notice(
+                f"MCP servers still starting after {wait_s:g} s: {', '.join(still)}; "
+                "their tools join a later request once they are up",
+                turn_id,
+            )
+
+    def _starting(self) -> list[str]:
+        """Servers that may start and have not started or failed yet."""
+        if not self._started.is_set():
+            trusted = self._session.settings.trusted if self._session is not None else False
+            return [e.name for e, o in self._servers if self._allowed(e, o, trusted)]
+        return [s.name for s in self.hub.statuses() if s.state == "starting"]
 
     async def aclose(self) -> None:
         for task in list(self._tasks):
@@ -221,10 +252,10 @@ class McpExtension(SessionExtension):
     def _allowed(entry: McpServerEntry, origin: McpOrigin, trusted: bool) -> bool:
         return entry.enabled and (origin != "project" or trusted)
 
-    def _notice(self, text: str) -> None:
+    def _notice(self, text: str, turn_id: str | None = None) -> None:
         if self._session is not None:
             self._session.journal.publish(
-                Notice(session_id=self._session.id, topic="mcp", text=text)
+                Notice(session_id=self._session.id, turn_id=turn_id, topic="mcp", text=text)
             )
 
     def _spawn(self, work: Any) -> None:

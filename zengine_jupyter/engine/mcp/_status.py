@@ -1,15 +1,26 @@
-"""The start-up notice and the ``/mcp`` table, as plain text from server statuses."""
+"""The start-up notice, the ``/mcp`` table and a reload's account, as plain text."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Collection, Sequence
 
+    from zengine_jupyter.engine.mcp._hub import McpReconcileReport
     from zengine_jupyter.protocol import McpServerStatus
 
-__all__ = ["render_notice", "render_table"]
+__all__ = ["describe_reconcile", "render_notice", "render_table"]
+
+
+def describe_reconcile(report: McpReconcileReport, known: Collection[str]) -> list[str]:
+    """A settings reload's MCP part for its notice: ``mcp server 'x' added`` (a new entry),
+    ``started`` (an entry now allowed: the folder was trusted, ``enabled`` set), ``restarted``,
+    ``stopped``; the servers left running are not named."""
+    out = [f"mcp server '{n}' {'started' if n in known else 'added'}" for n in report.started]
+    out += [f"mcp server '{n}' restarted" for n in report.restarted]
+    out += [f"mcp server '{n}' stopped" for n in report.stopped]
+    return out
 
 
 def render_notice(statuses: Sequence[McpServerStatus]) -> str | None:

@@ -11,7 +11,8 @@ the note ``/lsp`` shows.
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from zengine_jupyter.integrations.lsp._client import LspClient
@@ -26,8 +27,6 @@ from zengine_jupyter.protocol import (
 )
 
 if TYPE_CHECKING:
-    from pathlib import Path
-
     from zengine_jupyter.integrations.lsp._spec import LspServerSpec
     from zengine_jupyter.integrations.lsp._untrusted import Guarded
     from zengine_jupyter.protocol import LspServerState
@@ -72,6 +71,8 @@ class _Slot:
     """How an untrusted project changed its start (safe mode, or not started and why)."""
     refused: bool = False
     """Not started at all in this untrusted project."""
+    configured: LspServerSpec | None = None
+    """The spec as configured (``spec`` may be its untrusted-project version)."""
 
 
 class LspManager:
@@ -100,6 +101,7 @@ class LspManager:
         slot = self._slots.get(route.spec.name)
         if slot is None:
             slot = self._slots[route.spec.name] = _Slot(route.spec, route.program)
+            slot.configured = route.spec
             if route.program is None:
                 slot.state = "not_installed"
                 slot.detail = f"{route.spec.command} was not found on PATH"
@@ -308,6 +310,34 @@ class LspManager:
         """How many times server ``name`` was started (first start plus restarts)."""
         slot = self._slots.get(name)
         return slot.starts if slot else 0
+
+    # ------------------------------------------------------------------ settings
+    async def reconfigure(self, entries: tuple[LspServerEntry, ...]) -> tuple[str, ...]:
+        """New ``[lsp.servers]`` (same trust): file types are routed again; a known server is
+        stopped (and forgotten: the next question starts it afresh) only when its spec changed
+        or no file type routes to it any more. The others keep running. Returns the stopped
+        ones' names."""
+        opts = self.options = replace(self.options, entries=entries)
+        self.router = LspRouter(entries, builtins=opts.builtins, search_path=opts.search_path)
+        self._routes.clear()
+        wanted = {spec.name: spec for spec in self.router.specs}
+        stopped: list[str] = []
+        for name, slot in list(self._slots.items()):
+            routed = any(
+                (route := self.route(Path(f"x{ext}"))) is not None and route.spec.name == name
+                for ext in slot.spec.file_types
+            )
+            if routed and wanted.get(name) == slot.configured:
+                continue
+            del self._slots[name]
+            stopped.append(name)
+            if slot.starting is not None:
+                slot.starting.cancel()
+                await asyncio.gather(slot.starting, return_exceptions=True)
+            if slot.client is not None:
+                client, slot.client = slot.client, None
+                await client.aclose()
+        return tuple(stopped)
 
     # ------------------------------------------------------------------ shutdown
     async def aclose(self) -> None:
