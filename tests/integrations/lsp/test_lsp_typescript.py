@@ -54,6 +54,16 @@ def _where(answer: object) -> list[tuple[str, int, int]]:
     return [(loc.path, loc.line, loc.column) for loc in answer.locations]  # type: ignore[attr-defined]
 
 
+async def test_typescript5_names_its_version_in_lsp(manager: LspManager) -> None:
+    """TypeScript before 7 has a tsserver: typescript-language-server serves it, not tsc."""
+    rows = {row.name: row for row in manager.status()}
+    assert rows["typescript-language-server"].state == "ready"
+    version = rows["typescript-language-server"].version or ""
+    assert version.startswith("TypeScript 5."), version
+    assert rows["tsc"].state == "not_started"
+    assert rows["tsc"].detail == f"not used: {version} is older than 7 (no tsc --lsp)"
+
+
 async def test_navigation(manager: LspManager) -> None:
     hover = await lsp_query(manager, LspQuery("hover", "main.ts", 8, 10))
     assert "totalArea(shapes: Shape[]): number" in (hover.hover or "")

@@ -1,5 +1,6 @@
 """One running language server: the initialize handshake, document sync from disk,
-published diagnostics and work-done progress."""
+diagnostics (published by the server, or pulled from one that announces
+``diagnosticProvider``, as TypeScript 7's ``tsc --lsp`` does) and work-done progress."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from zengine_jupyter.integrations.jsonrpc import StdioOptions, StdioPeer, spawn_stdio_peer
 from zengine_jupyter.integrations.lsp._progress import ProgressTracker
 from zengine_jupyter.integrations.lsp._text import path_to_uri, read_text
-from zengine_jupyter.protocol import JsonRpcError, LspError
+from zengine_jupyter.protocol import JsonRpcError, JsonRpcTimeoutError, LspError
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -79,6 +80,7 @@ class LspClient:
         self._published: dict[str, Published] = {}
         self._publish_events: dict[str, asyncio.Event] = {}
         self._sync_lock = asyncio.Lock()
+        self._pulls: set[asyncio.Task[Any]] = set()
         self._closing = False
         conn = peer.connection
         conn.on_notification("textDocument/publishDiagnostics", self._on_diagnostics)
@@ -89,6 +91,7 @@ class LspClient:
             "client/registerCapability",
             "client/unregisterCapability",
             "window/showMessageRequest",
+            "workspace/diagnostic/refresh",
         ):
             conn.on_request(method, _answer_null)
         conn.on_request("workspace/configuration", self._configuration)
@@ -148,6 +151,11 @@ class LspClient:
         """Whether the server announced ``provider`` (e.g. ``"renameProvider"``)."""
         value = self.capabilities.get(provider)
         return value is not None and value is not False
+
+    @property
+    def pulls_diagnostics(self) -> bool:
+        """The server answers ``textDocument/diagnostic`` (LSP 3.17 pull diagnostics)."""
+        return self.supports("diagnosticProvider")
 
     def published(self, path: Path) -> Published | None:
         """The latest diagnostics the server published for ``path``, if any."""
@@ -227,19 +235,53 @@ class LspClient:
             and (before.version is None or before.version >= version)
         ):
             return before
+        if self.pulls_diagnostics:
+            return await self.pull(path, version, timeout_s)
         after = before.generation if before is not None and sent else 0
         return await self.wait_published(path, version=version, after=after, timeout_s=timeout_s)
+
+    async def pull(self, path: Path, version: int, timeout_s: float) -> Published | None:
+        """Ask for ``path``'s diagnostics at the synced ``version`` and record them like a
+        publish (``None`` when no answer came within ``timeout_s``)."""
+        uri = path_to_uri(path)
+        params = {"textDocument": {"uri": uri}}
+        try:
+            result = await self.request("textDocument/diagnostic", params, timeout_s)
+        except JsonRpcTimeoutError:
+            return None
+        items = result.get("items") if isinstance(result, dict) else None
+        if not isinstance(items, list):
+            return self._published.get(uri)  # "unchanged" (never asked for) or malformed
+        self._record(uri, version, items)
+        return self._published[uri]
+
+    def analyse_in_background(self, path: Path) -> None:
+        """A pull server analyses only when asked: ask now, so the file counts as analysed
+        for the next write (a server that publishes on its own needs nothing)."""
+        doc = self._documents.get(path_to_uri(path))
+        if not self.pulls_diagnostics or doc is None or self._closing:
+            return
+        task = asyncio.get_running_loop().create_task(self._pull_quietly(path, doc.version))
+        self._pulls.add(task)
+        task.add_done_callback(self._pulls.discard)
+
+    async def _pull_quietly(self, path: Path, version: int) -> None:
+        with contextlib.suppress(JsonRpcError):
+            await self.pull(path, version, timeout_s=60.0)
 
     # ------------------------------------------------------------------ handlers
     def _on_diagnostics(self, params: Any) -> None:
         if not isinstance(params, dict) or not isinstance(params.get("uri"), str):
             return
-        uri = params["uri"]
-        items = params.get("diagnostics")
         version = params.get("version")
+        self._record(
+            params["uri"], version if isinstance(version, int) else None, params.get("diagnostics")
+        )
+
+    def _record(self, uri: str, version: int | None, items: Any) -> None:
         previous = self._published.get(uri)
         self._published[uri] = Published(
-            version if isinstance(version, int) else None,
+            version,
             tuple(d for d in items if isinstance(d, dict)) if isinstance(items, list) else (),
             (previous.generation if previous else 0) + 1,
         )
@@ -284,6 +326,9 @@ class LspClient:
             return
         self._closing = True
         self.wake()
+        for task in list(self._pulls):
+            task.cancel()
+        await asyncio.gather(*self._pulls, return_exceptions=True)
         if self.alive and self.initialized:
             with contextlib.suppress(JsonRpcError, TimeoutError):
                 async with asyncio.timeout(_SHUTDOWN_S):
