@@ -216,10 +216,16 @@ function render({ model, el: root }) {
         setCardState(event.call_id, `allowed (${event.by})`, "ok");
         settled(event.call_id, `Allowed (${event.by})`);
         break;
-      case "tool_call_denied":
+      case "tool_call_denied": {
         setCardState(event.call_id, `denied: ${event.reason}`, "bad");
+        const card = cards.get(event.call_id);
+        if (card && event.diff) { // the diff it would have made replaces the proposed one
+          card.querySelectorAll(".zengine-diff").forEach((d) => d.remove());
+          card.append(el("pre", "zengine-diff", event.diff));
+        }
         settled(event.call_id, `Denied: ${event.reason}`);
         break;
+      }
       case "tool_call_started": setCardState(event.call_id, "running", null); break;
       case "tool_call_finished": {
         setCardState(event.call_id, event.is_error ? "failed" : "done", event.is_error ? "bad" : "ok");
