@@ -68,7 +68,8 @@ async def test_the_prompt_shows_the_results_diff_for_write_edit_and_notebook_edi
     asked = [(r.tool, r.diff, finished[r.call_id].diff) for r in approvals.asked]
     assert [tool for tool, _, _ in asked] == ["Write", "Edit", "NotebookEdit", "NotebookEdit"]
     for tool, prompt, result in asked:
-        assert result is not None and "@@ " in result, tool
+        assert result is not None, tool
+        assert "@@ " in result, tool
         assert prompt == result, tool
     write = asked[0][1] or ""
     assert "-value_10 = 10\n+value_10 = 100\n" in write
@@ -111,4 +112,5 @@ async def test_a_call_that_would_fail_is_asked_without_a_diff(
     seen = await _turn(project, zengine_home, replies, approvals)
     assert [r.diff for r in approvals.asked] == [None]
     finished = [e for e in seen if isinstance(e, ToolCallFinished)]
-    assert finished[-1].is_error and "was not found" in finished[-1].output
+    assert finished[-1].is_error
+    assert "was not found" in finished[-1].output

@@ -61,11 +61,13 @@ def test_typescript5_is_served_by_typescript_language_server(tmp_path: Path) -> 
 
 def test_install_hints_say_what_works_today(tmp_path: Path) -> None:
     nothing = _router(tmp_path / "project", tmp_path / "empty").route("app.ts")
-    assert nothing is not None and nothing.program is None
+    assert nothing is not None
+    assert nothing.program is None
     assert (nothing.spec.name, nothing.spec.install) == ("tsc", "npm install -g typescript")
     old = _install(tmp_path / "tools", "5.9.3")  # TypeScript 5 without the server
     missing = _router(tmp_path / "project", old).route("app.ts")
-    assert missing is not None and missing.program is None
+    assert missing is not None
+    assert missing.program is None
     assert (missing.spec.name, missing.spec.install) == (
         "typescript-language-server",
         "npm install -g typescript-language-server typescript@5",
@@ -77,7 +79,8 @@ def test_the_projects_own_typescript_wins_only_when_trusted(tmp_path: Path) -> N
     _install(project, "5.9.3")
     tools = _install(tmp_path / "tools", "7.0.2", with_server=True)
     trusted = _router(project, tools).route("app.ts")
-    assert trusted is not None and trusted.spec.name == "typescript-language-server"
+    assert trusted is not None
+    assert trusted.spec.name == "typescript-language-server"
     untrusted = _router(project, tools, trusted=False).route("app.ts")
     assert untrusted is not None
     assert (untrusted.spec.name, untrusted.program) == ("tsc", str(tools / "tsc"))
