@@ -12,7 +12,7 @@ import { collapsed, el, follow } from './dom';
 import { MarkdownBlock } from './markdown';
 import { ApprovalRequest, EngineEvent, LogRecord, MessageRecord, Snapshot } from './protocol';
 import { RewindHandler, addRewindControl } from './rewind';
-import { StatusBar } from './status';
+import { StatusBar, busyText } from './status';
 import { ToolCard } from './toolcard';
 
 export interface IChatOptions {
@@ -94,10 +94,7 @@ export class ChatView {
         this._cardFor(event.call_id).finish(event.output, event.is_error, event.diff);
         break;
       case 'provider_busy':
-        this._line(
-          'busy',
-          `provider busy, retry ${event.attempt} in ${event.wait_s.toFixed(1)} s`
-        ).title = event.message; // the provider's own words, on hover
+        this._line('busy', busyText(event.attempt, event.wait_s)).title = event.message; // the provider's own words, on hover
         break;
       case 'error':
         this._endStream();

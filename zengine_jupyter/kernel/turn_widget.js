@@ -241,7 +241,7 @@ function render({ model, el: root }) {
       }
       case "approval_requested": approval(event.request); break;
       case "provider_busy":
-        line("zengine-busy", `provider busy, retry ${event.attempt} in ${event.wait_s.toFixed(1)} s: ${event.message}`);
+        line("zengine-busy", `Provider busy · retry ${event.attempt} in ${Number(event.wait_s.toFixed(1))}s: ${event.message}`);
         break;
       case "notice": line("zengine-notice", `${event.topic}: ${event.text}`); break;
       case "trust_required":
