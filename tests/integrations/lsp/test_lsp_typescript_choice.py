@@ -106,3 +106,19 @@ async def test_an_untrusted_project_never_runs_a_tsc_inside_it(tmp_path: Path) -
             await manager.client_for(project / "app.ts")
         assert "tsc is not installed" in raised.value.message
         assert manager.starts("tsc") == 0
+
+
+async def test_an_untrusted_project_gets_typescript7_from_outside_in_safe_mode(
+    tmp_path: Path,
+) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    tools = _install(tmp_path / "tools", "7.0.2")
+    options = LspManagerOptions(project, search_path=str(tools), trusted=False)
+    async with LspManager(options) as manager:
+        rows = {row.name: row for row in manager.status()}
+    assert rows["tsc"].version == "TypeScript 7.0.2"
+    assert (rows["tsc"].detail or "").startswith(
+        "safe mode (untrusted project: the project's node_modules/typescript is ignored, "
+        "automatic type acquisition is off;"
+    )

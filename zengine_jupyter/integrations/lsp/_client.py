@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from zengine_jupyter.integrations.jsonrpc import StdioOptions, StdioPeer, spawn_stdio_peer
+from zengine_jupyter.integrations.lsp._diagnostics import DiagnosticStore, Published
 from zengine_jupyter.integrations.lsp._progress import ProgressTracker
 from zengine_jupyter.integrations.lsp._text import path_to_uri, read_text
 from zengine_jupyter.protocol import JsonRpcError, JsonRpcTimeoutError, LspError
@@ -20,7 +21,7 @@ if TYPE_CHECKING:
 
     from zengine_jupyter.integrations.lsp._spec import LspServerSpec
 
-__all__ = ["CLIENT_CAPABILITIES", "LspClient", "Published"]
+__all__ = ["CLIENT_CAPABILITIES", "LspClient"]
 
 _SHUTDOWN_S = 2.0
 """How long ``shutdown`` + ``exit`` may take before the process is simply stopped."""
@@ -50,15 +51,6 @@ CLIENT_CAPABILITIES: dict[str, Any] = {
 }
 
 
-@dataclass(frozen=True)
-class Published:
-    """The latest ``publishDiagnostics`` for one file; ``generation`` counts publishes."""
-
-    version: int | None
-    diagnostics: tuple[dict[str, Any], ...]
-    generation: int
-
-
 @dataclass
 class _Document:
     version: int
@@ -77,8 +69,7 @@ class LspClient:
         self.initialized = False
         self.last_message: str | None = None
         self._documents: dict[str, _Document] = {}
-        self._published: dict[str, Published] = {}
-        self._publish_events: dict[str, asyncio.Event] = {}
+        self.diagnostics = DiagnosticStore()
         self._sync_lock = asyncio.Lock()
         self._pulls: set[asyncio.Task[Any]] = set()
         self._closing = False
@@ -159,7 +150,7 @@ class LspClient:
 
     def published(self, path: Path) -> Published | None:
         """The latest diagnostics the server published for ``path``, if any."""
-        return self._published.get(path_to_uri(path))
+        return self.diagnostics.get(path_to_uri(path))
 
     # ------------------------------------------------------------------ requests
     async def request(self, method: str, params: Any, timeout_s: float) -> Any:
@@ -205,24 +196,12 @@ class LspClient:
         self, path: Path, *, version: int, after: int, timeout_s: float
     ) -> Published | None:
         """Wait for diagnostics of ``path`` at ``version`` or later, published after
-        generation ``after`` (servers that send no version: any later publish).
-
-        ``None`` when none came within ``timeout_s`` or the server went away.
-        """
+        generation ``after`` (``DiagnosticStore.wait``); ``None`` when none came within
+        ``timeout_s`` or the server went away."""
         uri = path_to_uri(path)
-        with contextlib.suppress(TimeoutError):
-            async with asyncio.timeout(timeout_s):
-                while self.alive:
-                    current = self._published.get(uri)
-                    if (
-                        current is not None
-                        and current.generation > after
-                        and (current.version is None or current.version >= version)
-                    ):
-                        return current
-                    event = self._publish_events.setdefault(uri, asyncio.Event())
-                    await event.wait()
-        return None
+        return await self.diagnostics.wait(
+            uri, version=version, after=after, timeout_s=timeout_s, alive=lambda: self.alive
+        )
 
     async def fresh_diagnostics(self, path: Path, timeout_s: float) -> Published | None:
         """Sync ``path`` from disk and return diagnostics for exactly that content, waiting
@@ -251,9 +230,8 @@ class LspClient:
             return None
         items = result.get("items") if isinstance(result, dict) else None
         if not isinstance(items, list):
-            return self._published.get(uri)  # "unchanged" (never asked for) or malformed
-        self._record(uri, version, items)
-        return self._published[uri]
+            return self.diagnostics.get(uri)  # "unchanged" (never asked for) or malformed
+        return self.diagnostics.record(uri, version, items)
 
     def analyse_in_background(self, path: Path) -> None:
         """A pull server analyses only when asked: ask now, so the file counts as analysed
@@ -274,20 +252,9 @@ class LspClient:
         if not isinstance(params, dict) or not isinstance(params.get("uri"), str):
             return
         version = params.get("version")
-        self._record(
+        self.diagnostics.record(
             params["uri"], version if isinstance(version, int) else None, params.get("diagnostics")
         )
-
-    def _record(self, uri: str, version: int | None, items: Any) -> None:
-        previous = self._published.get(uri)
-        self._published[uri] = Published(
-            version,
-            tuple(d for d in items if isinstance(d, dict)) if isinstance(items, list) else (),
-            (previous.generation if previous else 0) + 1,
-        )
-        event = self._publish_events.pop(uri, None)
-        if event is not None:
-            event.set()
 
     def _on_message(self, params: Any) -> None:
         if isinstance(params, dict) and isinstance(params.get("message"), str):
@@ -316,9 +283,7 @@ class LspClient:
 
     def wake(self) -> None:
         """Release every :meth:`wait_published` waiter (the server died or is closing)."""
-        for event in self._publish_events.values():
-            event.set()
-        self._publish_events.clear()
+        self.diagnostics.wake()
 
     async def aclose(self) -> None:
         """``shutdown`` + ``exit`` when it still answers, then stop the process (idempotent)."""

@@ -135,7 +135,9 @@ def _tsc(spec: LspServerSpec, program: str, root: Path) -> Guarded:
     if real.is_relative_to(root):
         return Guarded(None, f"not started: untrusted project, and {real} is inside it; {_TRUST}")
     options: dict[str, Any] = dict(spec.initialization_options or {})
-    options |= {"disableAutomaticTypeAcquisition": True}
+    # both spellings tsc 7 reads: the raw preference and the "js/ts" section it asks for
+    off = {"tsserver": {"automaticTypeAcquisition": {"enabled": False}}}
+    options |= {"disableAutomaticTypeAcquisition": True, "js/ts": off}
     note = (
         "safe mode (untrusted project: the project's node_modules/typescript is ignored, "
         f"automatic type acquisition is off; {real})"
