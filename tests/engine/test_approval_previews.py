@@ -5,9 +5,8 @@ carries it too. Through the local provider server, a real session and real files
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
-
-import nbformat
 
 from zengine_jupyter.engine import Session, SessionOptions
 from zengine_jupyter.protocol import EngineEvent, ToolCallDenied, ToolCallFinished
@@ -22,12 +21,14 @@ LINES = [f"value_{n} = {n}\n" for n in range(1, 21)]
 
 
 def _notebook(path: Path) -> None:
-    nb = nbformat.v4.new_notebook()
-    nb.cells = [
-        nbformat.v4.new_code_cell("x = 1", id="first"),
-        nbformat.v4.new_markdown_cell("# Notes", id="second"),
-    ]
-    path.write_text(nbformat.writes(nb) + "\n")
+    """A valid nbformat 4.5 notebook with two cells (ids ``first`` and ``second``)."""
+    cells = [
+        {"cell_type": "code", "id": "first", "metadata": {}, "source": "x = 1",
+         "outputs": [], "execution_count": None},
+        {"cell_type": "markdown", "id": "second", "metadata": {}, "source": "# Notes"},
+    ]  # fmt: skip
+    notebook = {"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+    path.write_text(json.dumps(notebook, indent=1) + "\n")
 
 
 def _call(tool: str, **arguments: object) -> Reply:
