@@ -28,7 +28,7 @@ pytestmark = pytest.mark.asyncio(loop_scope="module")
 def _options(root: Path) -> LspManagerOptions:
     require_component("node")
     require_language_server(
-        "typescript-language-server", "npm install typescript-language-server typescript"
+        "typescript-language-server", "npm install typescript-language-server typescript@5"
     )
     return LspManagerOptions(root, search_path=search_path())
 
