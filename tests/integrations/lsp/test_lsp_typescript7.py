@@ -18,30 +18,26 @@ from zengine_jupyter.integrations.lsp import (
     lsp_query,
     render_status,
 )
-from zengine_jupyter.testing.components import in_ci, require_component
-from zengine_jupyter.testing.lsp import NPM_TOOLS, lsp_manager_fixture, wait_until
+from zengine_jupyter.testing.components import require_component
+from zengine_jupyter.testing.lsp import (
+    NPM_TOOLS,
+    lsp_manager_fixture,
+    require_typescript7,
+    wait_until,
+)
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
-TS7_BIN = Path(__file__).parents[2] / "fixtures" / "npm" / "node_modules" / ".bin"
-"""Where ``npm ci --prefix tests/fixtures/npm`` puts TypeScript 7's ``tsc``."""
-
-
-def _require_ts7() -> None:
-    require_component("node")
-    if not (TS7_BIN / "tsc").exists():
-        reason = "TypeScript 7 is not installed; run: npm ci --prefix tests/fixtures/npm"
-        if in_ci():
-            pytest.fail(f"CI=true and {reason}", pytrace=False)
-        pytest.skip(reason)
+FIXTURES = Path(__file__).parents[2] / "fixtures"
 
 
 def _options(root: Path) -> LspManagerOptions:
-    """TypeScript 7 first on the path, then typescript-language-server with TypeScript 5 (the
-    pair ``npm install typescript typescript-language-server`` no longer gives)."""
-    _require_ts7()
+    """TypeScript 7 first on the path, typescript-language-server (with TypeScript 5 beside
+    it) after: the tsc found first, 7, decides."""
+    require_component("node")
+    ts7 = require_typescript7(FIXTURES)
     return LspManagerOptions(
-        root, search_path=os.pathsep.join((str(TS7_BIN), default_search_path(), str(NPM_TOOLS)))
+        root, search_path=os.pathsep.join((str(ts7), default_search_path(), str(NPM_TOOLS)))
     )
 
 
