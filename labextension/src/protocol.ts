@@ -823,6 +823,7 @@ export interface ToolCallDenied {
   call_id: string;
   by: 'rule' | 'mode' | 'user' | 'hook' | 'no_answer';
   reason: string;
+  diff?: string | null;
 }
 
 export interface ToolCallFinished {

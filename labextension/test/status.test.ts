@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 
-import { StatusBar } from '../src/ui/status';
+import { StatusBar, busyText } from '../src/ui/status';
 import { host, texts } from './helpers';
 
 function cost(bar: StatusBar): string {
@@ -124,5 +124,14 @@ describe('StatusBar', () => {
     expect(bar.running).toBe(false);
     bar.addUsage(0.5); // the sum starts again from zero
     expect(cost(bar)).toBe('chat $0.5000');
+  });
+});
+
+describe('busyText', () => {
+  it('words a retry as the spec does: "Provider busy · retry N in Xs"', () => {
+    expect(busyText(1, 0.5)).toBe('Provider busy · retry 1 in 0.5s');
+    expect(busyText(2, 1)).toBe('Provider busy · retry 2 in 1s');
+    expect(busyText(4, 16)).toBe('Provider busy · retry 4 in 16s');
+    expect(busyText(3, 2.25)).toBe('Provider busy · retry 3 in 2.3s');
   });
 });

@@ -7,7 +7,7 @@ local model provider (issue 13, acceptance 2-5).
 3. a ``%%agent`` cell's turn appears live in the panel; an approval given in the panel updates
    the cell's widget, and one given in the widget updates the panel.
 4. a kernel restart: the panel reconnects and shows the chat's history.
-   (and: "provider busy, retry N in X s", then Interrupt stops a streaming turn)
+   (and: "Provider busy · retry N in Xs", then Interrupt stops a streaming turn)
 5. keyboard only (no clicks): send, approve, rewind (an editor with unsaved changes asks
    first); screenshots in the light and the dark theme.
 
@@ -321,7 +321,7 @@ def test_provider_busy_then_interrupt(page: Any, provider: ProviderServer) -> No
     _panel(page, ".jp-zengine-input").press("Enter")
     busy = _panel(page, ".jp-zengine-item-busy").last
     busy.wait_for()
-    assert re.fullmatch(r"provider busy, retry \d+ in 1\.0 s", busy.inner_text())
+    assert re.fullmatch(r"Provider busy · retry \d+ in 1s", busy.inner_text())
     interrupt = _panel(page, ".jp-zengine-interrupt")
     _panel(page, ".jp-zengine-item-assistant >> text=line 3.").wait_for()
     assert interrupt.is_enabled()

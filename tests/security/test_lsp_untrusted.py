@@ -76,7 +76,7 @@ async def test_typescript_server_never_loads_the_projects_typescript(
     user's own TypeScript: the marker is never written, the answer is right, /lsp says so."""
     require_component("node")
     require_language_server(
-        "typescript-language-server", "npm install typescript-language-server typescript"
+        "typescript-language-server", "npm install typescript-language-server typescript@5"
     )
     monkeypatch.setenv("PATH", search_path())  # the chat finds the npm test tools
     project = tmp_path / "cloned"
@@ -123,7 +123,7 @@ async def test_trusted_project_keeps_its_own_typescript(tmp_path: Path) -> None:
     above really exercised that path."""
     require_component("node")
     require_language_server(
-        "typescript-language-server", "npm install typescript-language-server typescript"
+        "typescript-language-server", "npm install typescript-language-server typescript@5"
     )
     project = tmp_path / "trusted"
     shutil.copytree(FIXTURES / "lsp_project_ts", project)

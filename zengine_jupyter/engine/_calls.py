@@ -105,7 +105,7 @@ async def run_call(
             tuple(tool.paths(args, env.ctx)),
             tool.command(args),
         )
-        refusal = await _permit(env, call, view)
+        refusal = await _permit(env, call, view, _Preview(tool, args, env))
     except ToolError as exc:
         return _finish(env, call, str(exc), True), None
     except Exception as exc:  # a path the system refuses, a NUL, a bug: the model hears of it
@@ -139,7 +139,30 @@ async def _failure(env: CallEnv, call: RecordedToolCall, exc: Exception) -> str:
     return describe_failure(call.name, exc, env.root, logged)
 
 
-async def _permit(env: CallEnv, call: RecordedToolCall, view: CallView) -> str | None:
+@dataclass
+class _Preview:
+    """The diff a call would make (``Tool.preview``), computed once, only when a prompt or a
+    denial shows it."""
+
+    tool: Tool[Any]
+    args: Any
+    env: CallEnv
+    _diff: tuple[str | None] | None = None
+
+    async def diff(self) -> str | None:
+        if self._diff is None:
+            try:
+                found = await self.tool.preview(self.args, self.env.ctx)
+            except Exception as exc:  # a preview never stops the call: the prompt goes without
+                await log_failure(self.env.session_id, f"{self.tool.name} (preview)", exc)
+                found = None
+            self._diff = (escape_surrogates(found) if found else None,)
+        return self._diff[0]
+
+
+async def _permit(
+    env: CallEnv, call: RecordedToolCall, view: CallView, preview: _Preview
+) -> str | None:
     """None when the call may run; else the refusal text the model gets."""
     decision = env.gate.decide(view)
     sid, tid = env.session_id, env.turn_id
@@ -149,11 +172,11 @@ async def _permit(env: CallEnv, call: RecordedToolCall, view: CallView) -> str |
             ApprovalRecord(tool_call_id=call.id, tool=call.name, decision="deny",
                            decided_by=by, rule=decision.rule, message=decision.reason),
             ToolCallDenied(session_id=sid, turn_id=tid, call_id=call.id, by=by,
-                           reason=decision.reason),
+                           reason=decision.reason, diff=await preview.diff()),
         )  # fmt: skip
         return f"Not run: {decision.reason}."
     if decision.action == "ask":
-        refusal = await _ask(env, call, view, decision)
+        refusal = await _ask(env, call, view, decision, await preview.diff())
         if refusal is not None:
             return refusal
     else:
@@ -171,7 +194,7 @@ async def _permit(env: CallEnv, call: RecordedToolCall, view: CallView) -> str |
 
 
 async def _ask(
-    env: CallEnv, call: RecordedToolCall, view: CallView, decision: GateDecision
+    env: CallEnv, call: RecordedToolCall, view: CallView, decision: GateDecision, diff: str | None
 ) -> str | None:
     sid, tid = env.session_id, env.turn_id
     request = ApprovalRequest(
@@ -182,6 +205,7 @@ async def _ask(
         reason=decision.reason,
         command=view.command,
         paths=[env.ctx.display(p) for p in view.paths],
+        diff=diff,
         suggested_rule=suggest_rule(view, env.root),
     )
     env.journal.publish(ApprovalRequested(session_id=sid, turn_id=tid, request=request))
@@ -192,7 +216,7 @@ async def _ask(
             ApprovalRecord(tool_call_id=call.id, tool=call.name, decision="deny",
                            decided_by="user", message=answer.message),
             ToolCallDenied(session_id=sid, turn_id=tid, call_id=call.id, by="user",
-                           reason=answer.message or "denied"),
+                           reason=answer.message or "denied", diff=diff),
         )  # fmt: skip
         return f"The user denied this call.{note}"
     rule = None

@@ -15,6 +15,7 @@ from zengine_jupyter.host._fingerprint import (
     fingerprinted_files,
     workspace_fingerprint,
 )
+from zengine_jupyter.host._git_global import global_excludes_file, global_excludes_text
 from zengine_jupyter.host._hooks import (
     BLOCK_EXIT_CODE,
     HookOutcome,
@@ -69,6 +70,8 @@ __all__ = [
     "display_path",
     "fingerprint_tree",
     "fingerprinted_files",
+    "global_excludes_file",
+    "global_excludes_text",
     "hook_argv",
     "hook_matches",
     "open_process",

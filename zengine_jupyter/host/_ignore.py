@@ -1,4 +1,5 @@
-"""A gitignore matcher: ``.gitignore`` files and ``.git/info/exclude``, as git reads them.
+"""A gitignore matcher: ``.gitignore`` files, ``.git/info/exclude`` and the user's global
+excludes (``_git_global.py``), as git reads them.
 
 Patterns are translated to regular expressions once per file. A folder's rules are its
 own ``.gitignore`` stacked on its parents' (deeper files win; inside a file the last
@@ -11,6 +12,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
+
+from zengine_jupyter.host._git_global import global_excludes_text
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -267,12 +270,16 @@ class IgnoreRules:
 
     @classmethod
     def for_root(cls, root: Path) -> IgnoreRules:
-        """The root's rules: ``.git/info/exclude`` then the root ``.gitignore``."""
+        """The root's rules: the root ``.gitignore`` over ``.git/info/exclude`` over the
+        user's global excludes (``core.excludesFile``, as checkpoints honour them)."""
         chain: list[IgnoreFile] = []
         for path in (root / ".gitignore", root / ".git" / "info" / "exclude"):
             compiled = _read(path, "")
             if compiled is not None:
                 chain.append(compiled)
+        compiled = compile_gitignore(global_excludes_text(), "")
+        if compiled is not None:
+            chain.append(compiled)
         return cls(tuple(chain))
 
     def descend(self, folder: Path, rel: str) -> IgnoreRules:

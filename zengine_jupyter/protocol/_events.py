@@ -91,6 +91,9 @@ class ToolCallDenied(_Event):
     call_id: str
     by: Literal["rule", "mode", "user", "hook", "no_answer"]
     reason: str
+    diff: str | None = None
+    """For an edit (Write, Edit, NotebookEdit): the unified diff it would have made, against
+    the file as it was (the approval prompt's diff)."""
 
 
 class ToolCallStarted(_Event):
@@ -122,6 +125,8 @@ class ApprovalRequest(BaseModel):
     command: str | None = None
     paths: list[str] = []
     diff: str | None = None
+    """For an edit: the unified diff it would make (``@@`` hunks with context, against the
+    file's current content), the same text its result will carry."""
     suggested_rule: str
     """What "always allow" would add, e.g. ``Bash(git status:*)``."""
 

@@ -39,3 +39,7 @@ class LspServerStatus(BaseModel):
     """Why it is not running, or what it is doing (the last progress title)."""
     install: str | None = None
     """The command that installs it; shown when it is not installed."""
+    version: str | None = None
+    """What it runs on, when that decides how it starts (``TypeScript 7.0.2`` for the two
+    TypeScript servers: 7 or later is served by ``tsc --lsp``, older by
+    typescript-language-server)."""

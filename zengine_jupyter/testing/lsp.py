@@ -28,6 +28,7 @@ __all__ = [
     "lsp_manager_fixture",
     "plant_tsserver_plugin",
     "require_language_server",
+    "require_typescript7",
     "search_path",
     "wait_until",
 ]
@@ -47,6 +48,18 @@ def require_language_server(command: str, install: str) -> str:
     if program is not None:
         return program
     reason = f"{command} is not installed; install: {install}"
+    if in_ci():
+        pytest.fail(f"CI=true and {reason}", pytrace=False)
+    pytest.skip(reason)
+
+
+def require_typescript7(fixtures: Path) -> Path:
+    """The folder holding TypeScript 7's ``tsc`` that ``npm ci --prefix tests/fixtures/npm``
+    installs (``fixtures``: the tests' fixtures folder); outside CI a missing one skips."""
+    folder = fixtures / "npm" / "node_modules" / ".bin"
+    if (folder / "tsc").exists():
+        return folder
+    reason = "TypeScript 7 is not installed; run: npm ci --prefix tests/fixtures/npm"
     if in_ci():
         pytest.fail(f"CI=true and {reason}", pytrace=False)
     pytest.skip(reason)

@@ -11,7 +11,7 @@ import { collapsed, el, follow } from './dom';
 import { IMarkdown, MarkdownBlock } from './markdown';
 import { ApprovalRequest, EngineEvent, LogRecord, MessageRecord, Snapshot } from '../protocol';
 import { RewindHandler, addRewindControl, rewindOutcome, rewoundLine } from './rewind';
-import { StatusBar } from './status';
+import { StatusBar, busyText } from './status';
 import { ToolCard } from './toolcard';
 
 export interface IChatOptions {
@@ -101,10 +101,7 @@ export class ChatView {
         this._cardFor(event.call_id).finish(event.output, event.is_error, event.diff);
         break;
       case 'provider_busy':
-        this._line(
-          'busy',
-          `provider busy, retry ${event.attempt} in ${event.wait_s.toFixed(1)} s`
-        ).title = event.message; // the provider's own words, on hover
+        this._line('busy', busyText(event.attempt, event.wait_s)).title = event.message; // the provider's own words, on hover
         break;
       case 'error':
         this._endStream();
@@ -365,6 +362,9 @@ export class ChatView {
       return;
     }
     const card = this._cardFor(request.call_id, request.tool);
+    if (request.diff) {
+      card.setDiff(request.diff); // against the file as it is: what the call would change
+    }
     const prompt = new ApprovalPrompt(card.slot, request, this._options.answer);
     this._prompts.set(request.call_id, prompt);
     card.node.dataset.waiting = 'true';
@@ -376,6 +376,9 @@ export class ChatView {
     const allowed = event.kind === 'tool_call_approved';
     const card = this._cards.get(event.call_id);
     card?.setState(allowed ? 'allowed' : 'denied', allowed ? event.by : event.reason);
+    if (card && event.kind === 'tool_call_denied' && event.diff) {
+      card.setDiff(event.diff); // what the denied call would have changed
+    }
     if (card) {
       delete card.node.dataset.waiting;
     }

@@ -15,6 +15,11 @@ const BADGE_TEXT: Record<Badge, string> = {
   not_applicable: 'Nothing to verify'
 };
 
+/** The spec's retry line: "Provider busy · retry 2 in 1.5s" (seconds to one decimal, no ".0"). */
+export function busyText(attempt: number, waitS: number): string {
+  return `Provider busy · retry ${attempt} in ${Number(waitS.toFixed(1))}s`;
+}
+
 export class StatusBar {
   constructor(parent: HTMLElement, onInterrupt: () => void) {
     this.node = el('div', 'jp-zengine-turnbar', null, parent);

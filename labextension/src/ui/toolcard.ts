@@ -82,12 +82,7 @@ export class ToolCard {
       this.setState(isError ? 'failed' : 'done'); // a denied call's answer is the denial
     }
     if (diff) {
-      if (this._diff) {
-        this._diff.textContent = diff;
-        colour(this._diff, diff);
-      } else {
-        this._diff = this._showDiff(diff);
-      }
+      this.setDiff(diff);
     }
     this._result?.remove();
     const { details, body } = collapsed(
@@ -97,6 +92,16 @@ export class ToolCard {
     );
     el('pre', 'jp-zengine-output', output, body);
     this._result = details;
+  }
+
+  /** The engine's unified diff (an approval's preview, a denial's, the result's) replaces the
+   * one made from the arguments. */
+  setDiff(diff: string): void {
+    if (this._diff) {
+      colour(this._diff, diff);
+    } else {
+      this._diff = this._showDiff(diff);
+    }
   }
 
   private _showDiff(diff: string): HTMLElement {

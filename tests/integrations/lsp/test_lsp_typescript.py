@@ -28,7 +28,7 @@ pytestmark = pytest.mark.asyncio(loop_scope="module")
 def _options(root: Path) -> LspManagerOptions:
     require_component("node")
     require_language_server(
-        "typescript-language-server", "npm install typescript-language-server typescript"
+        "typescript-language-server", "npm install typescript-language-server typescript@5"
     )
     return LspManagerOptions(root, search_path=search_path())
 
@@ -52,6 +52,16 @@ manager = lsp_manager_fixture("lsp_project_ts", _options, _analysed)
 
 def _where(answer: object) -> list[tuple[str, int, int]]:
     return [(loc.path, loc.line, loc.column) for loc in answer.locations]  # type: ignore[attr-defined]
+
+
+async def test_typescript5_names_its_version_in_lsp(manager: LspManager) -> None:
+    """TypeScript before 7 has a tsserver: typescript-language-server serves it, not tsc."""
+    rows = {row.name: row for row in manager.status()}
+    assert rows["typescript-language-server"].state == "ready"
+    version = rows["typescript-language-server"].version or ""
+    assert version.startswith("TypeScript 5."), version
+    assert rows["tsc"].state == "not_started"
+    assert rows["tsc"].detail == f"not used: {version} is older than 7 (no tsc --lsp)"
 
 
 async def test_navigation(manager: LspManager) -> None:

@@ -140,6 +140,13 @@ class Tool(ABC, Generic[InputT]):
         """The shell command the call runs, if any (for Bash rules)."""
         return None
 
+    async def preview(self, args: InputT, ctx: ToolContext) -> str | None:
+        """The unified diff this call would make, against the file as it is now: what the
+        approval prompt and a denied call show (an edit tool's result carries the same diff
+        when the file is unchanged by then). ``None``: nothing to show, or the call would
+        fail; never raises for the file's state."""
+        return None
+
     @abstractmethod
     async def run(self, args: InputT, ctx: ToolContext) -> ToolOutput:
         """Do the call. Raise :class:`ToolError` for a mistake the model should correct."""

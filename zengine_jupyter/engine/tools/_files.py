@@ -40,6 +40,7 @@ __all__ = [
     "ReadTool",
     "ReadTracker",
     "WriteTool",
+    "current_text",
     "encode_text",
     "read_text",
     "unified_diff",
@@ -155,6 +156,14 @@ class WriteTool(Tool[WriteInput]):
     def paths(self, args: WriteInput, ctx: ToolContext) -> list[Path]:
         return [ctx.target(args, args.path).path]
 
+    async def preview(self, args: WriteInput, ctx: ToolContext) -> str | None:
+        target = ctx.target(args, args.path)
+        try:
+            before = await in_thread(current_text, target)
+        except ToolError:
+            return None
+        return unified_diff(target.shown, before or "", args.content)
+
     async def run(self, args: WriteInput, ctx: ToolContext) -> ToolOutput:
         target = ctx.target(args, args.path)
         data = encode_text(args.content)
@@ -205,6 +214,17 @@ class EditTool(Tool[EditInput]):
     def paths(self, args: EditInput, ctx: ToolContext) -> list[Path]:
         return [ctx.target(args, args.path).path]
 
+    async def preview(self, args: EditInput, ctx: ToolContext) -> str | None:
+        target = ctx.target(args, args.path)
+        try:
+            before = await in_thread(current_text, target)
+            if before is None:
+                return None
+            after, _count = _replaced(before, args, target.shown)
+        except ToolError:
+            return None
+        return unified_diff(target.shown, before, after)
+
     async def run(self, args: EditInput, ctx: ToolContext) -> ToolOutput:
         target = ctx.target(args, args.path)
         before, after, count, stamp = await in_thread(_edit, target, args, ctx.reads)
@@ -226,24 +246,30 @@ def _edit(
     with Directories(target.root) as dirs:
         current = existing_file(dirs, target)
         reads.require_fresh(target.path, shown, current)
-        if args.old_string == args.new_string:
-            raise ToolError("old_string and new_string are the same: nothing to change")
         before = read_text(dirs, target)
-        old, new = _matching(before, args)
-        count = before.count(old)
-        if count == 0:
-            raise ToolError(
-                f"old_string was not found in {shown}: Read the file again and copy the exact "
-                "text, including indentation"
-            )
-        if count > 1 and not args.replace_all:
-            raise ToolError(
-                f"old_string appears {count} times in {shown}: include more surrounding text "
-                "to make it unique, or set replace_all"
-            )
-        after = before.replace(old, new) if args.replace_all else before.replace(old, new, 1)
+        after, count = _replaced(before, args, shown)
         written = dirs.write_bytes(target.path, encode_text(after))
     return before, after, count, FileStamp.of_stat(written)
+
+
+def _replaced(before: str, args: EditInput, shown: str) -> tuple[str, int]:
+    """The text after the edit and how many occurrences it replaced (Edit and its preview)."""
+    if args.old_string == args.new_string:
+        raise ToolError("old_string and new_string are the same: nothing to change")
+    old, new = _matching(before, args)
+    count = before.count(old)
+    if count == 0:
+        raise ToolError(
+            f"old_string was not found in {shown}: Read the file again and copy the exact "
+            "text, including indentation"
+        )
+    if count > 1 and not args.replace_all:
+        raise ToolError(
+            f"old_string appears {count} times in {shown}: include more surrounding text "
+            "to make it unique, or set replace_all"
+        )
+    after = before.replace(old, new) if args.replace_all else before.replace(old, new, 1)
+    return after, count
 
 
 def _matching(before: str, args: EditInput) -> tuple[str, str]:
@@ -265,6 +291,16 @@ def existing_file(dirs: Directories, target: ResolvedPath, missing: str = "") ->
     if not stat.S_ISREG(current.st_mode):
         raise ToolError(f"{target.shown} is not a regular file")
     return current
+
+
+def current_text(target: ResolvedPath) -> str | None:
+    """The text of ``target`` now (``None``: no file there), read as the edit tools read it;
+    for previews (blocking: run it in a thread)."""
+    with Directories(target.root) as dirs:
+        if dirs.lstat(target.path) is None:
+            return None
+        existing_file(dirs, target)
+        return read_text(dirs, target)
 
 
 def read_text(dirs: Directories, target: ResolvedPath) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import Field
@@ -17,6 +18,7 @@ from zengine_jupyter.engine.tools._base import (
 from zengine_jupyter.engine.tools._files import (
     FileStamp,
     ReadTracker,
+    current_text,
     encode_text,
     existing_file,
     read_text,
@@ -57,6 +59,19 @@ class NotebookEditTool(Tool[NotebookEditInput]):
     def paths(self, args: NotebookEditInput, ctx: ToolContext) -> list[Path]:
         return [ctx.target(args, args.path).path]
 
+    async def preview(self, args: NotebookEditInput, ctx: ToolContext) -> str | None:
+        target = ctx.target(args, args.path)
+        if target.path.suffix != ".ipynb":
+            return None
+        try:
+            before = await in_thread(current_text, target)
+            if before is None:
+                return None
+            after, _summary = await in_thread(_edit, before, target.path.name, args)
+        except ToolError:
+            return None
+        return unified_diff(target.shown, before, after)
+
     async def run(self, args: NotebookEditInput, ctx: ToolContext) -> ToolOutput:
         target = ctx.target(args, args.path)
         shown = target.shown
@@ -94,6 +109,7 @@ def _edit(before: str, name: str, args: NotebookEditInput) -> tuple[str, str]:
         else:
             at = len(nb.cells) if args.index is None else min(args.index, len(nb.cells))
         cell = _new_cell(args.cell_type or "code", args.source)
+        cell.id = _stable_id(before, args)  # the preview's diff names the same id
         nb.cells.insert(at, cell)
         summary = f"Inserted {cell.cell_type} cell {at} (id={cell.id})"
     else:
@@ -117,6 +133,13 @@ def _edit(before: str, name: str, args: NotebookEditInput) -> tuple[str, str]:
     except nbformat.ValidationError as exc:
         raise ToolError(f"the edit would make the notebook invalid: {exc.message}") from None
     return nbformat.writes(nb) + "\n", summary
+
+
+def _stable_id(before: str, args: NotebookEditInput) -> str:
+    """A new cell's id from the notebook and the call: the approval preview and the edit
+    itself make the same one."""
+    seed = f"{before}\0{args.model_dump_json()}".encode("utf-8", "surrogatepass")
+    return hashlib.sha256(seed).hexdigest()[:8]
 
 
 def _by_id(nb: Any, cell_id: str) -> int:

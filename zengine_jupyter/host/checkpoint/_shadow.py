@@ -8,6 +8,7 @@ import os
 from datetime import UTC, datetime
 from pathlib import Path
 
+from zengine_jupyter.host._git_global import global_excludes_text
 from zengine_jupyter.host._process import RunOptions, open_process, run
 from zengine_jupyter.host.checkpoint._expiry import find_moved
 from zengine_jupyter.host.checkpoint._git import (
@@ -108,7 +109,12 @@ class ShadowRepository:
         self._write_if_changed(self.paths.exclude_file, self._exclude_text())
 
     def _exclude_text(self) -> str:
-        lines = ["# written by zengine: the user's info/exclude, then zengine's own", ""]
+        lines = [
+            "# written by zengine: the user's global excludes (core.excludesFile), the",
+            "# repository's info/exclude, then zengine's own (a later line wins)",
+            "",
+            global_excludes_text(),
+        ]
         user_exclude = _user_git_dir(self.root)
         if user_exclude is not None:
             with contextlib.suppress(OSError):

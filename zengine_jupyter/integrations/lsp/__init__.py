@@ -14,7 +14,8 @@ from zengine_jupyter.integrations.lsp._after_write import (
     AfterWriteOutcome,
     diagnostics_after_write,
 )
-from zengine_jupyter.integrations.lsp._client import CLIENT_CAPABILITIES, LspClient, Published
+from zengine_jupyter.integrations.lsp._client import CLIENT_CAPABILITIES, LspClient
+from zengine_jupyter.integrations.lsp._diagnostics import DiagnosticStore, Published
 from zengine_jupyter.integrations.lsp._manager import MAX_RESTARTS, LspManager, LspManagerOptions
 from zengine_jupyter.integrations.lsp._progress import ProgressTracker
 from zengine_jupyter.integrations.lsp._query import DIAGNOSTICS_TIMEOUT_S, MAX_RESULTS, lsp_query
@@ -47,6 +48,7 @@ __all__ = [
     "AfterWriteDiagnostics",
     "AfterWriteOutcome",
     "DiagnosticItem",
+    "DiagnosticStore",
     "EditItem",
     "LspAnswer",
     "LspClient",

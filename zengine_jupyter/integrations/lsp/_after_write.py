@@ -101,6 +101,7 @@ async def diagnostics_after_write(
         async with asyncio.timeout(wait_s):
             if client.published(target) is None:
                 await client.sync(target)  # opened now: waited on from the next write on
+                client.analyse_in_background(target)
                 return AfterWriteDiagnostics(shown, "first_analysis", name)
             published = await client.fresh_diagnostics(target, wait_s)
     except TimeoutError:

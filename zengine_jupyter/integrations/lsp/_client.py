@@ -1,5 +1,6 @@
 """One running language server: the initialize handshake, document sync from disk,
-published diagnostics and work-done progress."""
+diagnostics (published by the server, or pulled from one that announces
+``diagnosticProvider``, as TypeScript 7's ``tsc --lsp`` does) and work-done progress."""
 
 from __future__ import annotations
 
@@ -10,16 +11,17 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from zengine_jupyter.integrations.jsonrpc import StdioOptions, StdioPeer, spawn_stdio_peer
+from zengine_jupyter.integrations.lsp._diagnostics import DiagnosticStore, Published
 from zengine_jupyter.integrations.lsp._progress import ProgressTracker
 from zengine_jupyter.integrations.lsp._text import path_to_uri, read_text
-from zengine_jupyter.protocol import JsonRpcError, LspError
+from zengine_jupyter.protocol import JsonRpcError, JsonRpcTimeoutError, LspError
 
 if TYPE_CHECKING:
     from pathlib import Path
 
     from zengine_jupyter.integrations.lsp._spec import LspServerSpec
 
-__all__ = ["CLIENT_CAPABILITIES", "LspClient", "Published"]
+__all__ = ["CLIENT_CAPABILITIES", "LspClient"]
 
 _SHUTDOWN_S = 2.0
 """How long ``shutdown`` + ``exit`` may take before the process is simply stopped."""
@@ -49,15 +51,6 @@ CLIENT_CAPABILITIES: dict[str, Any] = {
 }
 
 
-@dataclass(frozen=True)
-class Published:
-    """The latest ``publishDiagnostics`` for one file; ``generation`` counts publishes."""
-
-    version: int | None
-    diagnostics: tuple[dict[str, Any], ...]
-    generation: int
-
-
 @dataclass
 class _Document:
     version: int
@@ -76,9 +69,9 @@ class LspClient:
         self.initialized = False
         self.last_message: str | None = None
         self._documents: dict[str, _Document] = {}
-        self._published: dict[str, Published] = {}
-        self._publish_events: dict[str, asyncio.Event] = {}
+        self.diagnostics = DiagnosticStore()
         self._sync_lock = asyncio.Lock()
+        self._pulls: set[asyncio.Task[Any]] = set()
         self._closing = False
         conn = peer.connection
         conn.on_notification("textDocument/publishDiagnostics", self._on_diagnostics)
@@ -89,6 +82,7 @@ class LspClient:
             "client/registerCapability",
             "client/unregisterCapability",
             "window/showMessageRequest",
+            "workspace/diagnostic/refresh",
         ):
             conn.on_request(method, _answer_null)
         conn.on_request("workspace/configuration", self._configuration)
@@ -149,9 +143,14 @@ class LspClient:
         value = self.capabilities.get(provider)
         return value is not None and value is not False
 
+    @property
+    def pulls_diagnostics(self) -> bool:
+        """The server answers ``textDocument/diagnostic`` (LSP 3.17 pull diagnostics)."""
+        return self.supports("diagnosticProvider")
+
     def published(self, path: Path) -> Published | None:
         """The latest diagnostics the server published for ``path``, if any."""
-        return self._published.get(path_to_uri(path))
+        return self.diagnostics.get(path_to_uri(path))
 
     # ------------------------------------------------------------------ requests
     async def request(self, method: str, params: Any, timeout_s: float) -> Any:
@@ -197,24 +196,12 @@ class LspClient:
         self, path: Path, *, version: int, after: int, timeout_s: float
     ) -> Published | None:
         """Wait for diagnostics of ``path`` at ``version`` or later, published after
-        generation ``after`` (servers that send no version: any later publish).
-
-        ``None`` when none came within ``timeout_s`` or the server went away.
-        """
+        generation ``after`` (``DiagnosticStore.wait``); ``None`` when none came within
+        ``timeout_s`` or the server went away."""
         uri = path_to_uri(path)
-        with contextlib.suppress(TimeoutError):
-            async with asyncio.timeout(timeout_s):
-                while self.alive:
-                    current = self._published.get(uri)
-                    if (
-                        current is not None
-                        and current.generation > after
-                        and (current.version is None or current.version >= version)
-                    ):
-                        return current
-                    event = self._publish_events.setdefault(uri, asyncio.Event())
-                    await event.wait()
-        return None
+        return await self.diagnostics.wait(
+            uri, version=version, after=after, timeout_s=timeout_s, alive=lambda: self.alive
+        )
 
     async def fresh_diagnostics(self, path: Path, timeout_s: float) -> Published | None:
         """Sync ``path`` from disk and return diagnostics for exactly that content, waiting
@@ -227,25 +214,47 @@ class LspClient:
             and (before.version is None or before.version >= version)
         ):
             return before
+        if self.pulls_diagnostics:
+            return await self.pull(path, version, timeout_s)
         after = before.generation if before is not None and sent else 0
         return await self.wait_published(path, version=version, after=after, timeout_s=timeout_s)
+
+    async def pull(self, path: Path, version: int, timeout_s: float) -> Published | None:
+        """Ask for ``path``'s diagnostics at the synced ``version`` and record them like a
+        publish (``None`` when no answer came within ``timeout_s``)."""
+        uri = path_to_uri(path)
+        params = {"textDocument": {"uri": uri}}
+        try:
+            result = await self.request("textDocument/diagnostic", params, timeout_s)
+        except JsonRpcTimeoutError:
+            return None
+        items = result.get("items") if isinstance(result, dict) else None
+        if not isinstance(items, list):
+            return self.diagnostics.get(uri)  # "unchanged" (never asked for) or malformed
+        return self.diagnostics.record(uri, version, items)
+
+    def analyse_in_background(self, path: Path) -> None:
+        """A pull server analyses only when asked: ask now, so the file counts as analysed
+        for the next write (a server that publishes on its own needs nothing)."""
+        doc = self._documents.get(path_to_uri(path))
+        if not self.pulls_diagnostics or doc is None or self._closing:
+            return
+        task = asyncio.get_running_loop().create_task(self._pull_quietly(path, doc.version))
+        self._pulls.add(task)
+        task.add_done_callback(self._pulls.discard)
+
+    async def _pull_quietly(self, path: Path, version: int) -> None:
+        with contextlib.suppress(JsonRpcError):
+            await self.pull(path, version, timeout_s=60.0)
 
     # ------------------------------------------------------------------ handlers
     def _on_diagnostics(self, params: Any) -> None:
         if not isinstance(params, dict) or not isinstance(params.get("uri"), str):
             return
-        uri = params["uri"]
-        items = params.get("diagnostics")
         version = params.get("version")
-        previous = self._published.get(uri)
-        self._published[uri] = Published(
-            version if isinstance(version, int) else None,
-            tuple(d for d in items if isinstance(d, dict)) if isinstance(items, list) else (),
-            (previous.generation if previous else 0) + 1,
+        self.diagnostics.record(
+            params["uri"], version if isinstance(version, int) else None, params.get("diagnostics")
         )
-        event = self._publish_events.pop(uri, None)
-        if event is not None:
-            event.set()
 
     def _on_message(self, params: Any) -> None:
         if isinstance(params, dict) and isinstance(params.get("message"), str):
@@ -274,9 +283,7 @@ class LspClient:
 
     def wake(self) -> None:
         """Release every :meth:`wait_published` waiter (the server died or is closing)."""
-        for event in self._publish_events.values():
-            event.set()
-        self._publish_events.clear()
+        self.diagnostics.wake()
 
     async def aclose(self) -> None:
         """``shutdown`` + ``exit`` when it still answers, then stop the process (idempotent)."""
@@ -284,6 +291,9 @@ class LspClient:
             return
         self._closing = True
         self.wake()
+        for task in list(self._pulls):
+            task.cancel()
+        await asyncio.gather(*self._pulls, return_exceptions=True)
         if self.alive and self.initialized:
             with contextlib.suppress(JsonRpcError, TimeoutError):
                 async with asyncio.timeout(_SHUTDOWN_S):

@@ -82,7 +82,11 @@ class LspManager:
         self.options = options
         self.root = options.root.resolve()
         self.router = LspRouter(
-            options.entries, builtins=options.builtins, search_path=options.search_path
+            options.entries,
+            builtins=options.builtins,
+            search_path=options.search_path,
+            root=self.root,
+            trusted=options.trusted,
         )
         self._slots: dict[str, _Slot] = {}
         self._routes: dict[str, Route | None] = {}
@@ -279,10 +283,11 @@ class LspManager:
         rows: list[LspServerStatus] = []
         for spec in self.router.specs:
             slot = self._slots.get(spec.name)
+            skipped = self.router.skipped(spec)
             if slot is None:
                 program = self.router.locate(spec)
-                state: LspServerState = "not_started" if program else "not_installed"
-                slot = _Slot(spec, state=state)
+                state: LspServerState = "not_started" if program or skipped else "not_installed"
+                slot = _Slot(spec, state=state, detail=skipped)
                 if program and (guarded := self._guard(spec, program)) is not None:
                     slot.note = guarded.note
             client = slot.client
@@ -302,9 +307,14 @@ class LspManager:
                     pid=client.peer.pid if client and client.alive else None,
                     detail=detail,
                     install=spec.install,
+                    version=self._version(spec),
                 )
             )
         return rows
+
+    def _version(self, spec: LspServerSpec) -> str | None:
+        found = self.router.typescript() if spec.typescript is not None else None
+        return found.label if found is not None else None
 
     def starts(self, name: str) -> int:
         """How many times server ``name`` was started (first start plus restarts)."""

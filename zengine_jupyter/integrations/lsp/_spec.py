@@ -6,7 +6,7 @@ Adding a built-in server is one :class:`LspServerSpec` in :data:`BUILTIN_SPECS` 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -36,6 +36,10 @@ class LspServerSpec:
     no toolchain variables such as GOPATH or CARGO_HOME)."""
     env: Mapping[str, str] = field(default_factory=dict)
     """Set for the server (a user entry's ``env``)."""
+    typescript: Literal["native", "tsserver"] | None = None
+    """A TypeScript server, chosen by the ``tsc`` the project resolves (``_typescript.py``):
+    ``native`` serves only on TypeScript 7 or later (its ``command`` is that ``tsc``),
+    ``tsserver`` only on an older one (TypeScript 7 has no tsserver)."""
 
     def environment(self, source: Mapping[str, str]) -> dict[str, str]:
         """What to add to the allowlisted environment for this server."""
@@ -86,6 +90,14 @@ def spec_from_entry(entry: LspServerEntry) -> LspServerSpec:
 
 
 _PIP = "pip install"
+_TS_TYPES = (".ts", ".tsx", ".js", ".jsx", ".mjs", ".cjs", ".mts", ".cts")
+_TS_LANGUAGES = {
+    ".ts": "typescript",
+    ".mts": "typescript",
+    ".cts": "typescript",
+    ".tsx": "typescriptreact",
+    ".jsx": "javascriptreact",
+}
 BUILTIN_SPECS: tuple[LspServerSpec, ...] = (
     LspServerSpec(
         name="rust-analyzer",
@@ -97,21 +109,27 @@ BUILTIN_SPECS: tuple[LspServerSpec, ...] = (
         install="rustup component add rust-analyzer",
         inherit_env=("CARGO_HOME", "RUSTUP_HOME", "RUSTUP_TOOLCHAIN"),
     ),
-    LspServerSpec(
+    LspServerSpec(  # TypeScript 7 or later: tsc is its own language server
+        name="tsc",
+        command="tsc",
+        args=("--lsp", "--stdio"),
+        file_types=_TS_TYPES,
+        language_ids=_TS_LANGUAGES,
+        default_language_id="javascript",
+        install="npm install -g typescript",
+        inherit_env=("NODE_PATH", "NODE_OPTIONS"),
+        typescript="native",
+    ),
+    LspServerSpec(  # TypeScript before 7 (tsserver)
         name="typescript-language-server",
         command="typescript-language-server",
         args=("--stdio",),
-        file_types=(".ts", ".tsx", ".js", ".jsx", ".mjs", ".cjs", ".mts", ".cts"),
-        language_ids={
-            ".ts": "typescript",
-            ".mts": "typescript",
-            ".cts": "typescript",
-            ".tsx": "typescriptreact",
-            ".jsx": "javascriptreact",
-        },
+        file_types=_TS_TYPES,
+        language_ids=_TS_LANGUAGES,
         default_language_id="javascript",
-        install="npm install -g typescript-language-server typescript",
+        install="npm install -g typescript-language-server typescript@5",
         inherit_env=("NODE_PATH", "NODE_OPTIONS"),
+        typescript="tsserver",
     ),
     LspServerSpec(
         name="basedpyright",
@@ -162,4 +180,5 @@ BUILTIN_SPECS: tuple[LspServerSpec, ...] = (
     ),
 )
 """Built-in servers in order of preference: for a file type served by several (basedpyright,
-pyright), the first installed one is used."""
+pyright), the first installed one is used; of the two TypeScript servers the project's
+``tsc`` version picks one (``tsc`` on 7 or later, typescript-language-server before)."""

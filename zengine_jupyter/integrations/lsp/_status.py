@@ -25,7 +25,7 @@ def render_status(rows: Sequence[LspServerStatus]) -> str:
     lines: list[str] = []
     for row in rows:
         state = _STATES.get(row.state, row.state)
-        facts: list[str] = []
+        facts: list[str] = [row.version] if row.version else []
         if row.pid is not None:
             facts.append(f"pid {row.pid}, {row.open_documents} open file(s)")
         if row.restarts:

@@ -11,6 +11,9 @@ in a safe configuration, or not at all.
   that TypeScript (tsserver never loads them from the project without
   ``--allowLocalPluginLoads``, which nothing passes). No TypeScript of the user's own, or a
   program inside the project: not started.
+- **tsc --lsp** (TypeScript 7 or later) has no plugins; the ``tsc`` it runs is never the
+  project's own (``_typescript.py`` skips one inside the project), and automatic type
+  acquisition (an npm install of the project's ``@types``) is asked to stay off.
 - **rust-analyzer** runs ``build.rs`` and proc-macros (both can be switched off), but also
   ``cargo metadata``, which runs the ``rustc`` / ``rustc-wrapper`` a project's
   ``.cargo/config.toml`` names, under the toolchain its ``rust-toolchain.toml`` names (rustup
@@ -127,7 +130,23 @@ def _rust_analyzer(spec: LspServerSpec, program: str, root: Path) -> Guarded:
     )
 
 
+def _tsc(spec: LspServerSpec, program: str, root: Path) -> Guarded:
+    real = Path(program).resolve()
+    if real.is_relative_to(root):
+        return Guarded(None, f"not started: untrusted project, and {real} is inside it; {_TRUST}")
+    options: dict[str, Any] = dict(spec.initialization_options or {})
+    # both spellings tsc 7 reads: the raw preference and the "js/ts" section it asks for
+    off = {"tsserver": {"automaticTypeAcquisition": {"enabled": False}}}
+    options |= {"disableAutomaticTypeAcquisition": True, "js/ts": off}
+    note = (
+        "safe mode (untrusted project: the project's node_modules/typescript is ignored, "
+        f"automatic type acquisition is off; {real})"
+    )
+    return Guarded(replace(spec, initialization_options=options), note)
+
+
 _GUARDS: dict[str, Callable[[LspServerSpec, str, Path], Guarded]] = {
+    "tsc": _tsc,
     "typescript-language-server": _typescript,
     "rust-analyzer": _rust_analyzer,
 }
