@@ -5,6 +5,7 @@ they answer approvals through an :class:`ApprovalPort`.
 """
 
 from zengine_jupyter.engine._bus import EventBus, Subscription
+from zengine_jupyter.engine._catalog import CatalogExtension, SharedCatalog, open_catalog
 from zengine_jupyter.engine._checkpoints import CheckpointsExtension, gc_notice, retention_of
 from zengine_jupyter.engine._commands import is_reserved_command
 from zengine_jupyter.engine._custom_commands import CustomCommand, parse_command_file
@@ -40,6 +41,7 @@ __all__ = [
     "MISSING_START",
     "RESUME_REASON",
     "ApprovalPort",
+    "CatalogExtension",
     "CheckpointsExtension",
     "CommandResult",
     "CustomCommand",
@@ -50,6 +52,7 @@ __all__ = [
     "SessionExtension",
     "SessionOptions",
     "SessionParts",
+    "SharedCatalog",
     "SlashCommand",
     "Subscription",
     "TurnInProgressError",
@@ -61,6 +64,7 @@ __all__ = [
     "find_point",
     "gc_notice",
     "is_reserved_command",
+    "open_catalog",
     "parse_command_file",
     "points_from_log",
     "preview_points",
