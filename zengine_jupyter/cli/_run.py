@@ -162,8 +162,8 @@ async def _run(args: argparse.Namespace) -> int:
         await shown
     sys.stdout.write("\n")
     cost = session.meter.render()  # "$0.0123", or "price unknown" for a model nobody prices
-    shown = f"cost {cost}" if cost.startswith("$") else cost
-    sys.stderr.write(f"[chat {session.id} · {outcome.status} · {shown}]\n")
+    footer = f"cost {cost}" if cost.startswith("$") else cost
+    sys.stderr.write(f"[chat {session.id} · {outcome.status} · {footer}]\n")
     return _EXIT[outcome.status]
 
 
