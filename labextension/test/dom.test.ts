@@ -68,8 +68,8 @@ describe('usd', () => {
     expect(usd(0.01234)).toBe('$0.0123');
     expect(usd(1)).toBe('$1.00');
     expect(usd(12.345)).toBe('$12.35');
-    expect(usd(null)).toBe('cost unknown');
-    expect(usd(undefined)).toBe('cost unknown');
+    expect(usd(null)).toBe('price unknown');
+    expect(usd(undefined)).toBe('price unknown');
   });
 });
 

@@ -36,14 +36,18 @@ describe('StatusBar', () => {
     expect(texts(bar.node, '.jp-zengine-running')).toEqual(['']);
   });
 
-  it('adds up the requests of a snapshot; unknown prices leave it blank', () => {
+  it('adds up the requests of a snapshot; unknown prices say so', () => {
     const bar = new StatusBar(host(), vi.fn());
-    bar.addUsage(null);
     expect(cost(bar)).toBe('');
+    bar.addUsage(null);
+    expect(cost(bar)).toBe('chat price unknown');
     bar.addUsage(0.01);
     bar.addUsage(0.0023);
+    expect(cost(bar)).toBe('chat $0.0123 + price unknown');
+    bar.reset();
+    bar.addUsage(0.0123);
     expect(cost(bar)).toBe('chat $0.0123');
-    bar.addUsage(null);
+    bar.setChat(0, 'Untitled');
     expect(cost(bar)).toBe('chat $0.0123');
   });
 
@@ -52,7 +56,7 @@ describe('StatusBar', () => {
     bar.setCost(0.5, 12.345);
     expect(cost(bar)).toBe('turn $0.5000 · chat $12.35');
     bar.setCost(null, null);
-    expect(cost(bar)).toBe('turn cost unknown · chat cost unknown');
+    expect(cost(bar)).toBe('turn price unknown · chat price unknown');
   });
 
   it("the chat's meta raises the cost and fills a missing title only", () => {

@@ -68,10 +68,11 @@ def test_unknown_price_is_unknown_never_zero(catalog: Catalog) -> None:
     assert pricer.cost("gpt-5", TokenUsage(input_tokens=10, cache_write_tokens=5)) is None
     assert pricer.cost("gpt-5", usage) == pytest.approx((10 * 1.25 + 10 * 10) / 1e6)
     meter = CostMeter()
-    meter.add(None)
-    assert meter.render() == "unknown"
+    meter.add(None, "my-local-llama")
+    assert meter.render() == "price unknown"  # the spec's words, in /cost and the footers
+    assert meter.unknown_models == ["my-local-llama"]
     meter.add(0.5)
-    assert meter.render() == "$0.5000 + unknown"
+    assert meter.render() == "$0.5000 + price unknown"
     assert price_usage(usage, ModelPrice(input=1.0)) is None  # output unpriced
 
 

@@ -161,8 +161,9 @@ async def _run(args: argparse.Namespace) -> int:
         await session.aclose()  # closes the bus: the printer drains and ends
         await shown
     sys.stdout.write("\n")
-    cost = session.meter.render()
-    sys.stderr.write(f"[chat {session.id} · {outcome.status} · cost {cost}]\n")
+    cost = session.meter.render()  # "$0.0123", or "price unknown" for a model nobody prices
+    footer = f"cost {cost}" if cost.startswith("$") else cost
+    sys.stderr.write(f"[chat {session.id} · {outcome.status} · {footer}]\n")
     return _EXIT[outcome.status]
 
 

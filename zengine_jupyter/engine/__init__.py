@@ -5,6 +5,7 @@ they answer approvals through an :class:`ApprovalPort`.
 """
 
 from zengine_jupyter.engine._bus import EventBus, Subscription
+from zengine_jupyter.engine._catalog import CatalogExtension, SharedCatalog, open_catalog
 from zengine_jupyter.engine._checkpoints import CheckpointsExtension, gc_notice, retention_of
 from zengine_jupyter.engine._commands import is_reserved_command
 from zengine_jupyter.engine._compaction import (
@@ -63,6 +64,7 @@ __all__ = [
     "TITLE_CHARS",
     "TITLE_SYSTEM",
     "ApprovalPort",
+    "CatalogExtension",
     "CheckpointsExtension",
     "CommandResult",
     "ContextGauge",
@@ -75,6 +77,7 @@ __all__ = [
     "SessionExtension",
     "SessionOptions",
     "SessionParts",
+    "SharedCatalog",
     "SlashCommand",
     "Subscription",
     "TurnInProgressError",
@@ -89,6 +92,7 @@ __all__ = [
     "find_point",
     "gc_notice",
     "is_reserved_command",
+    "open_catalog",
     "parse_command_file",
     "points_from_log",
     "preview_points",

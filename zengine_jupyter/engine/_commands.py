@@ -20,8 +20,9 @@ from typing import TYPE_CHECKING, get_args
 from zengine_jupyter.config import PERMISSION_MODES, TrustStore, is_permission_mode
 from zengine_jupyter.engine._compaction import compact_now
 from zengine_jupyter.engine._extension import CommandResult
+from zengine_jupyter.engine._model_info import describe_model
 from zengine_jupyter.engine._titles import rename
-from zengine_jupyter.llm import REPLAY_MODEL, ReplayClient
+from zengine_jupyter.llm import PRICE_UNKNOWN, REPLAY_MODEL, ReplayClient
 from zengine_jupyter.protocol import Effort, ModeChangeRecord, ModelChangeRecord
 from zengine_jupyter.store import SessionStore
 
@@ -44,10 +45,17 @@ __all__ = [
 async def _cost(session: Session, args: str) -> CommandResult:
     state = session.writer.state()
     t = state.tokens
-    return CommandResult(
+    lines = [
         f"cost so far: {session.meter.render()} · tokens: {t.input:,} in, {t.output:,} out, "
         f"{t.cache_read:,} cache read, {t.cache_write:,} cache write"
-    )
+    ]
+    if session.meter.unknown:
+        names = ", ".join(session.meter.unknown_models) or "an earlier model of this chat"
+        lines.append(
+            f"{PRICE_UNKNOWN} for {session.meter.unknown} request(s) ({names}): set "
+            '[pricing."MODEL-ID"] in your settings, or the model\'s cost in models.json'
+        )
+    return CommandResult("\n".join(lines))
 
 
 async def _mode(session: Session, args: str) -> CommandResult:
@@ -66,7 +74,7 @@ async def _model(session: Session, args: str) -> CommandResult:
     if not wanted:
         if isinstance(session.client, ReplayClient):  # no model: a recording
             return CommandResult(f"model: {REPLAY_MODEL} ({session.client.notice})")
-        return CommandResult(f"model: {session.provider.model or 'the provider default'}")
+        return CommandResult(describe_model(session))
     await session.set_provider(replace(session.provider, model=wanted))
     session.journal.record(ModelChangeRecord(model=wanted, provider=session.provider.kind))
     return CommandResult(f"model: {wanted}")

@@ -94,7 +94,7 @@ async def window_of(client: ModelClient, cache: CatalogCache | None = None) -> i
     info = client.model_info()
     if info is None:  # the client has no catalog of its own: read the data folder's
         catalog = await (cache or CatalogCache()).load()
-        info = client.model_info(catalog)
+        info = catalog.model(client.models[0], client.pricer.host)
     return info.context if info is not None and info.context else DEFAULT_CONTEXT_WINDOW
 
 

@@ -101,11 +101,13 @@ def _lazy(module: str, name: str) -> Callable[[], SessionExtension]:
 
 
 EXTENSIONS: list[Callable[[], SessionExtension]] = [
+    _lazy("zengine_jupyter.engine._catalog", "CatalogExtension"),  # first: reads the catalog
     _lazy("zengine_jupyter.engine._sandbox", "SandboxExtension"),  # first: shells are planned
     _lazy("zengine_jupyter.engine._checkpoints", "CheckpointsExtension"),
     _lazy("zengine_jupyter.engine.verify", "VerificationExtension"),
     _lazy("zengine_jupyter.engine.lsp", "LspExtension"),
     _lazy("zengine_jupyter.engine.mcp", "McpExtension"),
     _lazy("zengine_jupyter.engine._replay", "ReplayNoticeExtension"),
+    _lazy("zengine_jupyter.engine._price_notice", "PriceNoticeExtension"),
 ]
 """Factories of the extensions every session gets, in order. Each integration adds its own."""

@@ -10,6 +10,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from zengine_jupyter.config import EffectiveSettings
+    from zengine_jupyter.engine._catalog import SharedCatalog
     from zengine_jupyter.engine._extension import SessionExtension
     from zengine_jupyter.engine._ports import ApprovalPort
     from zengine_jupyter.engine.tools import Tool, ToolContext
@@ -41,6 +42,8 @@ class SessionParts:
     shadow: ShadowRepository | None
     provider: ProviderOptions
     notebook: str | None = None
+    catalog: SharedCatalog | None = None
+    """The model catalog the client prices and caps with (None: the built-in prices only)."""
     extensions: tuple[Callable[[], SessionExtension], ...] = ()
     """Made after the built-in ones (a frontend's own tools, tests)."""
     environ: Mapping[str, str] | None = None

@@ -22,6 +22,7 @@ from zengine_jupyter.config import (
 )
 from zengine_jupyter.engine._bus import EventBus, Subscription
 from zengine_jupyter.engine._calls import CallEnv
+from zengine_jupyter.engine._catalog import open_catalog
 from zengine_jupyter.engine._commands import (
     BUILTIN_COMMANDS,
     parse_command_line,
@@ -51,7 +52,7 @@ from zengine_jupyter.engine.tools import (
 )
 from zengine_jupyter.host import run_hooks
 from zengine_jupyter.host.checkpoint import ShadowRepository
-from zengine_jupyter.llm import CostMeter, build_client
+from zengine_jupyter.llm import CostMeter, ProviderClient, build_client
 from zengine_jupyter.policy import PermissionGate, PermissionPolicy
 from zengine_jupyter.protocol import (
     EngineEvent,
@@ -75,7 +76,7 @@ if TYPE_CHECKING:
     from zengine_jupyter.engine._journal import Journaling
     from zengine_jupyter.engine._ports import ApprovalPort
     from zengine_jupyter.engine.tools import Tool, ToolOutput
-    from zengine_jupyter.llm import ClientDeps, ModelClient, ProviderOptions
+    from zengine_jupyter.llm import ClientDeps, ModelClient, ModelInfo, ProviderOptions
     from zengine_jupyter.protocol import RecordedToolCall
 
 __all__ = ["Session", "SessionOptions", "TurnInProgressError"]
@@ -122,6 +123,7 @@ class Session:
         self.notebook = parts.notebook
         self.provider = parts.provider
         self._client_is_ours = parts.client_is_ours
+        self.catalog = parts.catalog
         self.roles = ModelRoles(self.client, self.provider, self._deps())
         """The client of each model role (``roles.client("fast")``)."""
         context = self.settings.settings.context
@@ -161,7 +163,9 @@ class Session:
         provider = provider_options(effective, settings.provider_issues)
         if options.model:
             provider = replace(provider, model=options.model)
-        client = options.client or build_client(provider, "main", client_deps(effective, meter))
+        catalog = await open_catalog(options.environ)
+        deps = client_deps(effective, meter, catalog)
+        client = options.client or build_client(provider, "main", deps)
         policy = PermissionPolicy.from_settings(effective.permissions, root)
         mode = options.mode or (state.mode if is_permission_mode(state.mode) else None)
         if mode is not None:
@@ -191,6 +195,7 @@ class Session:
                 shadow=ShadowRepository(root, data_dir()) if shutil.which("git") else None,
                 notebook=options.notebook,
                 provider=provider,
+                catalog=catalog,
                 extensions=options.extensions,
                 environ=options.environ,
             )
@@ -217,14 +222,26 @@ class Session:
         self.provider = provider
         if self._client_is_ours:
             await self.client.aclose()
-            deps = client_deps(self.settings.settings, self.meter)
+            deps = client_deps(self.settings.settings, self.meter, self.catalog)
             self.client = build_client(provider, "main", deps)
         await self.roles.replace(self.client, provider, self._deps())
         self.gauge.window = None  # the model may have another window
 
     def _deps(self) -> ClientDeps | None:
         """What role clients are built with; None when the main client was handed in."""
-        return client_deps(self.settings.settings, self.meter) if self._client_is_ours else None
+        if not self._client_is_ours:
+            return None
+        return client_deps(self.settings.settings, self.meter, self.catalog)
+
+    def model_info(self, model: str | None = None) -> ModelInfo | None:
+        """What the catalog knows of ``model`` (default: the chat's model) on the chat's host:
+        its context window and output limit (``context``, ``output``), its prices."""
+        if isinstance(self.client, ProviderClient):
+            return self.client.model_info(model)
+        wanted = model or self.provider.model
+        if self.catalog is None or wanted is None:
+            return None
+        return self.catalog.model(wanted)
 
     async def reload_settings(self) -> None:
         """Load the layers again now (after trusting the folder): gate rules, model, hooks,

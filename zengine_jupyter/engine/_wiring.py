@@ -11,6 +11,7 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from zengine_jupyter.config import Settings
+    from zengine_jupyter.llm import ModelLookup
     from zengine_jupyter.protocol import SettingsIssue
 
 __all__ = ["client_deps", "describe_provider_issue", "provider_options"]
@@ -50,8 +51,11 @@ def describe_provider_issue(issue: SettingsIssue) -> str:
     return f"{issue.key} in {where} ({issue.layer} layer) {reason}"
 
 
-def client_deps(settings: Settings, meter: CostMeter) -> ClientDeps:
-    """``[pricing]`` and the cost cap, with the chat's running cost."""
+def client_deps(
+    settings: Settings, meter: CostMeter, catalog: ModelLookup | None = None
+) -> ClientDeps:
+    """``[pricing]``, the catalog (``session.catalog``: limits and prices) and the cost cap,
+    with the chat's running cost."""
     pricing = {
         model_id: ModelPrice(
             input=price.input,
@@ -62,5 +66,8 @@ def client_deps(settings: Settings, meter: CostMeter) -> ClientDeps:
         for model_id, price in settings.pricing.items()
     }
     return ClientDeps(
-        pricing=pricing, meter=meter, cost_cap_usd=settings.agents.session_cost_cap_usd
+        pricing=pricing,
+        catalog=catalog,
+        meter=meter,
+        cost_cap_usd=settings.agents.session_cost_cap_usd,
     )

@@ -1,7 +1,16 @@
 """Model providers: the ``ModelClient`` port, the Anthropic and OpenAI-compatible adapters,
 endpoint detection, keys, retries, fallbacks, the models.dev catalog and cost."""
 
-from zengine_jupyter.llm._catalog import MODELS_DEV_URL, Catalog, CatalogCache, ModelInfo
+from zengine_jupyter.llm._catalog import Catalog, ModelInfo, ModelLookup
+from zengine_jupyter.llm._catalog_cache import (
+    CATALOG_URL_ENV,
+    MODELS_DEV_URL,
+    CatalogCache,
+    CatalogSource,
+    LoadedCatalog,
+    catalog_url,
+)
+from zengine_jupyter.llm._catalog_files import SNAPSHOT_DATE
 from zengine_jupyter.llm._client import (
     ClientDeps,
     FailingClient,
@@ -12,8 +21,10 @@ from zengine_jupyter.llm._client import (
 )
 from zengine_jupyter.llm._cost import (
     BUILTIN_PRICES,
+    PRICE_UNKNOWN,
     CostMeter,
     Pricer,
+    PriceSource,
     check_cost_cap,
     price_usage,
 )
@@ -56,22 +67,29 @@ from zengine_jupyter.llm._sse import SSEDecoder, aiter_sse
 __all__ = [
     "ANTHROPIC_URL",
     "BUILTIN_PRICES",
+    "CATALOG_URL_ENV",
     "MODELS_DEV_URL",
     "OPENAI_URL",
+    "PRICE_UNKNOWN",
     "REPLAY_MODEL",
+    "SNAPSHOT_DATE",
     "ZENGINE_KEY_VAR",
     "Adapter",
     "AuthStore",
     "CallSpec",
     "Catalog",
     "CatalogCache",
+    "CatalogSource",
     "ClientDeps",
     "CostMeter",
     "Endpoint",
     "FailingClient",
+    "LoadedCatalog",
     "ModelClient",
     "ModelInfo",
+    "ModelLookup",
     "ModelPrice",
+    "PriceSource",
     "Pricer",
     "Pricing",
     "ProviderClient",
@@ -87,6 +105,7 @@ __all__ = [
     "Timeouts",
     "aiter_sse",
     "build_client",
+    "catalog_url",
     "check_cost_cap",
     "detect_endpoint",
     "expect_of",

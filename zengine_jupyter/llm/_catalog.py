@@ -1,37 +1,31 @@
 """The model catalog: context sizes, output limits, reasoning support and prices per model.
 
-Source: the models.dev catalog (``https://models.dev/api.json``) cached as
-``<data folder>/cache/models-dev.json``, corrected by the user's ``<data folder>/models.json``.
-The cache is refreshed in the background once it is a day old (``CatalogCache.refresh_if_stale``,
-scheduled by the engine; never on the request path); when offline the stale copy stays, quietly.
+``Catalog`` is an immutable view of a models.dev catalog (``https://models.dev/api.json``: the
+cache, or the snapshot bundled with the package; see ``_catalog_cache``) and the user's
+``models.json`` corrections. ``models.json`` maps a model id to the fields to correct, in
+models.dev's own shape, e.g. ``{"my-local-model": {"limit": {"context": 32768, "output":
+4096}, "reasoning": false, "cost": {"input": 0, "output": 0}}}``. Its entries win field by field.
 
-``models.json`` maps a model id to the fields to correct, in models.dev's own shape, e.g.
-``{"my-local-model": {"limit": {"context": 32768, "output": 4096}, "reasoning": false,
-"cost": {"input": 0, "output": 0}}}``. Its entries win field by field.
+``ModelLookup`` is what a client needs of it (``model``): the engine passes a catalog that stays
+current (``engine._catalog.SharedCatalog``), tests a plain ``Catalog``.
 """
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import json
 import logging
-import os
-import tempfile
-import time
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import httpx
 
-from zengine_jupyter.config import data_dir
 from zengine_jupyter.llm._options import ModelPrice
 
-__all__ = ["MODELS_DEV_URL", "Catalog", "CatalogCache", "ModelInfo"]
+if TYPE_CHECKING:
+    from pathlib import Path
 
-MODELS_DEV_URL = "https://models.dev/api.json"
-_DAY_S = 24 * 3600.0
+__all__ = ["Catalog", "ModelInfo", "ModelLookup"]
+
 _log = logging.getLogger(__name__)
 
 _HOST_PROVIDERS: tuple[tuple[str, str], ...] = (
@@ -122,6 +116,12 @@ def _info(model_id: str, provider: str | None, raw: dict[str, Any]) -> ModelInfo
     )
 
 
+class ModelLookup(Protocol):
+    """What the clients and the pricer ask of a catalog."""
+
+    def model(self, model_id: str, host: str | None = None) -> ModelInfo | None: ...
+
+
 class Catalog:
     """An immutable view of the catalog and the user's corrections."""
 
@@ -130,21 +130,32 @@ class Catalog:
     ) -> None:
         self._providers = providers if isinstance(providers, dict) else {}
         self._overrides = overrides if isinstance(overrides, dict) else {}
+        self._hosts: dict[str, str | None] = {}
 
     @classmethod
     def from_files(cls, cache: Path, user: Path) -> Catalog:
         """Read both files (absent or unreadable ones count as empty). Blocking: call it in a
-        thread (``CatalogCache.load`` does)."""
+        thread. The engine reads them with ``CatalogCache``, which reports a broken file and
+        falls back to the bundled snapshot."""
         return cls(_read_json(cache), _read_json(user))
 
     def provider_for_host(self, host: str) -> str | None:
+        if host not in self._hosts:
+            self._hosts[host] = self._provider_for_host(host)
+        return self._hosts[host]
+
+    def _provider_for_host(self, host: str) -> str | None:
         for suffix, provider in _HOST_PROVIDERS:
             if host == suffix or host.endswith(f".{suffix}"):
                 return provider
         for pid, prov in self._providers.items():
             api = prov.get("api") if isinstance(prov, dict) else None
-            if isinstance(api, str) and httpx.URL(api).host == host:
-                return str(pid)
+            if isinstance(api, str):
+                try:
+                    if httpx.URL(api).host == host:
+                        return str(pid)
+                except httpx.InvalidURL:
+                    continue
         return None
 
     def _models(self, provider: str) -> dict[str, Any]:
@@ -184,69 +195,3 @@ def _read_json(path: Path) -> dict[str, Any]:
         _log.warning("ignoring %s: %s", path, type(exc).__name__)
         return {}
     return data if isinstance(data, dict) else {}
-
-
-class CatalogCache:
-    """The cached models.dev file: load it, tell its age, refresh it in the background."""
-
-    def __init__(self, folder: Path | None = None, url: str = MODELS_DEV_URL) -> None:
-        base = folder if folder is not None else data_dir()
-        self.path = base / "cache" / "models-dev.json"
-        self.user_path = base / "models.json"
-        self.url = url
-
-    async def load(self) -> Catalog:
-        return await asyncio.to_thread(Catalog.from_files, self.path, self.user_path)
-
-    def is_stale(self, now: float | None = None, max_age_s: float = _DAY_S) -> bool:
-        try:
-            mtime = self.path.stat().st_mtime
-        except FileNotFoundError:
-            return True
-        return (time.time() if now is None else now) - mtime >= max_age_s
-
-    async def refresh(self, timeout_s: float = 30.0) -> bool:
-        """Fetch the catalog and replace the cache atomically. False (and the old copy kept,
-        with only a debug log line) when offline or when the answer is not a catalog."""
-        try:
-            async with httpx.AsyncClient(timeout=timeout_s, follow_redirects=True) as http:
-                resp = await http.get(self.url)
-                resp.raise_for_status()
-                data = resp.json()
-        except (httpx.HTTPError, ValueError) as exc:
-            _log.debug("catalog refresh from %s failed: %s", self.url, type(exc).__name__)
-            return False
-        if not isinstance(data, dict) or not any(
-            isinstance(v, dict) and "models" in v for v in data.values()
-        ):
-            _log.debug("catalog refresh from %s: not a catalog", self.url)
-            return False
-        await asyncio.to_thread(self._write, resp.content)
-        return True
-
-    def start_refresh(self, group: asyncio.TaskGroup) -> asyncio.Task[bool] | None:
-        """Start ``refresh_if_stale`` as a task of ``group`` when the cache is stale (None when
-        it is fresh). Nothing waits for it: requests use the copy that is there."""
-        if not self.is_stale():
-            return None
-        return group.create_task(self.refresh())
-
-    async def refresh_if_stale(self, now: float | None = None) -> bool:
-        """Refresh when the cache is missing or a day old; meant for a background task."""
-        if not self.is_stale(now):
-            return False
-        return await self.refresh()
-
-    def _write(self, content: bytes) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        fd, name = tempfile.mkstemp(
-            prefix=f".{self.path.name}.", suffix=".tmp", dir=self.path.parent
-        )
-        tmp = Path(name)
-        try:
-            with os.fdopen(fd, "wb") as fh:
-                fh.write(content)
-            tmp.replace(self.path)
-        finally:
-            with contextlib.suppress(FileNotFoundError):
-                tmp.unlink()

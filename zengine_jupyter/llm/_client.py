@@ -47,7 +47,7 @@ from zengine_jupyter.protocol import (
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 
-    from zengine_jupyter.llm._catalog import Catalog, ModelInfo
+    from zengine_jupyter.llm._catalog import ModelInfo, ModelLookup
     from zengine_jupyter.llm._endpoint import Adapter, Endpoint
     from zengine_jupyter.llm._options import ModelPrice, ProviderOptions, Role
     from zengine_jupyter.protocol import ModelRequest, StreamEvent
@@ -70,7 +70,8 @@ class ClientDeps:
     """What a client needs besides ``ProviderOptions``; tests replace ``sleep`` and ``environ``."""
 
     pricing: Mapping[str, ModelPrice] = field(default_factory=dict)
-    catalog: Catalog | None = None
+    catalog: ModelLookup | None = None
+    """Context sizes, output limits and prices (None: the built-in price table only)."""
     environ: Mapping[str, str] | None = field(default=None, repr=False)
     """Where keys are looked up (None = ``os.environ``); kept out of ``repr``."""
     auth: AuthStore | None = None
@@ -169,14 +170,19 @@ class ProviderClient:
             self._closed = True
             await self.adapter.aclose()
 
-    def model_info(self, catalog: Catalog | None = None) -> ModelInfo | None:
-        """What ``catalog`` (default: this client's own) knows about its first model, as
-        served by its host (context size, output limit); None when unknown."""
-        catalog = catalog or self._deps.catalog
-        return catalog.model(self.models[0], self._pricer.host) if catalog else None
+    @property
+    def pricer(self) -> Pricer:
+        """How this client prices its models (``[pricing]``, catalog, built-in table)."""
+        return self._pricer
+
+    def model_info(self, model: str | None = None) -> ModelInfo | None:
+        """What the catalog knows of ``model`` (default: the first model) on this host."""
+        wanted = model or self.models[0]
+        catalog = self._deps.catalog
+        return catalog.model(wanted, self._pricer.host) if catalog is not None else None
 
     def _call(self, request: ModelRequest, model: str) -> CallSpec:
-        info = self._deps.catalog.model(model, self._pricer.host) if self._deps.catalog else None
+        info = self.model_info(model)
         max_tokens = request.max_tokens
         for cap in (self.options.max_output_tokens, info.output if info else None):
             if cap:
@@ -186,7 +192,7 @@ class ProviderClient:
     def _priced(self, event: UsageEvent) -> UsageEvent:
         cost = self._pricer.cost(event.model, event.usage)
         if self._deps.meter is not None:
-            self._deps.meter.add(cost)
+            self._deps.meter.add(cost, event.model)
         return event.model_copy(update={"cost_usd": cost})
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:

@@ -2,13 +2,14 @@
 
 Input, output, cache-read and cache-write tokens are priced separately (USD per 1M tokens).
 A price that is not known makes the cost unknown (None), never $0: a token type that was used
-but has no price leaves the whole request unpriced.
+but has no price leaves the whole request unpriced. Such a request reads "price unknown" in the
+totals, and it cannot count towards ``agents.session_cost_cap_usd`` (the engine warns once).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 from zengine_jupyter.llm._options import ModelPrice
 from zengine_jupyter.protocol import CostCapReachedError
@@ -16,10 +17,22 @@ from zengine_jupyter.protocol import CostCapReachedError
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
-    from zengine_jupyter.llm._catalog import Catalog, ModelInfo
+    from zengine_jupyter.llm._catalog import ModelInfo, ModelLookup
     from zengine_jupyter.protocol import TokenUsage
 
-__all__ = ["BUILTIN_PRICES", "CostMeter", "Pricer", "check_cost_cap", "price_usage"]
+__all__ = [
+    "BUILTIN_PRICES",
+    "PRICE_UNKNOWN",
+    "CostMeter",
+    "PriceSource",
+    "Pricer",
+    "check_cost_cap",
+    "price_usage",
+]
+
+PRICE_UNKNOWN = "price unknown"
+"""How a cost nobody can tell reads, wherever a total is shown."""
+PriceSource = Literal["pricing", "catalog", "built-in"]
 
 BUILTIN_PRICES: Mapping[str, ModelPrice] = {
     # USD per 1M tokens, from the providers' price pages (models.dev, 2026-07).
@@ -62,8 +75,17 @@ class Pricer:
     """Picks the price of a model: ``[pricing]`` first, then the catalog, then the table."""
 
     pricing: Mapping[str, ModelPrice] = field(default_factory=dict)
-    catalog: Catalog | None = None
+    catalog: ModelLookup | None = None
     host: str | None = None
+
+    def source(self, model: str) -> PriceSource | None:
+        """Where ``model``'s price comes from (None: nowhere, the price is unknown)."""
+        if model in self.pricing:
+            return "pricing"
+        info = self.catalog.model(model, self.host) if self.catalog else None
+        if info is not None and info.price is not None:
+            return "catalog"
+        return "built-in" if model.rsplit("/", 1)[-1] in BUILTIN_PRICES else None
 
     def price_for(self, model: str, usage: TokenUsage | None = None) -> ModelPrice | None:
         info: ModelInfo | None = self.catalog.model(model, self.host) if self.catalog else None
@@ -92,23 +114,27 @@ class Pricer:
 
 @dataclass
 class CostMeter:
-    """A chat's running total. ``unknown`` counts requests whose price was not known."""
+    """A chat's running total. ``unknown`` counts requests whose price was not known;
+    ``unknown_models`` names their models (in the order first seen, since this meter began)."""
 
     total_usd: float = 0.0
     unknown: int = 0
+    unknown_models: list[str] = field(default_factory=list)
 
-    def add(self, cost_usd: float | None) -> None:
+    def add(self, cost_usd: float | None, model: str | None = None) -> None:
         if cost_usd is None:
             self.unknown += 1
+            if model is not None and model not in self.unknown_models:
+                self.unknown_models.append(model)
         else:
             self.total_usd += cost_usd
 
     def render(self) -> str:
-        """``$0.0123``, ``$0.0123 + unknown`` or ``unknown``."""
+        """``$0.0123``, ``$0.0123 + price unknown`` or ``price unknown``."""
         if self.unknown and not self.total_usd:
-            return "unknown"
+            return PRICE_UNKNOWN
         shown = f"${self.total_usd:.4f}"
-        return f"{shown} + unknown" if self.unknown else shown
+        return f"{shown} + {PRICE_UNKNOWN}" if self.unknown else shown
 
 
 def check_cost_cap(meter: CostMeter, cap_usd: float | None) -> None:

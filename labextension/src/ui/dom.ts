@@ -66,10 +66,13 @@ export function collapsed(
   return { details, body };
 }
 
-/** `$0.0123`, or "cost unknown" for a price nobody knows. */
+/** What a cost nobody can tell reads (the engine's `PRICE_UNKNOWN`). */
+export const PRICE_UNKNOWN = 'price unknown';
+
+/** `$0.0123`, or "price unknown" for a model nobody prices. */
 export function usd(value: number | null | undefined): string {
   if (value === null || value === undefined) {
-    return 'cost unknown';
+    return PRICE_UNKNOWN;
   }
   return `$${value.toFixed(value < 1 ? 4 : 2)}`;
 }

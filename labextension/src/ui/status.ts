@@ -4,7 +4,7 @@
  * with the check records behind it (a collapsed list), and how the last turn ended.
  */
 
-import { button, collapsed, el, usd } from './dom';
+import { button, collapsed, el, PRICE_UNKNOWN, usd } from './dom';
 
 type Badge = 'verified' | 'failed' | 'unverified' | 'not_applicable';
 
@@ -48,6 +48,7 @@ export class StatusBar {
   reset(): void {
     this._sessionUsd = 0;
     this._priced = false;
+    this._unknown = false;
     this._title.textContent = '';
     this._cost.textContent = '';
     this._checks.clear();
@@ -83,18 +84,22 @@ export class StatusBar {
     return this.node.dataset.running === 'true';
   }
 
-  /** From a snapshot: add one model request's cost. */
+  /** From a snapshot: add one model request's cost (null: its price is unknown). */
   addUsage(cost: number | null): void {
     if (cost !== null) {
       this._sessionUsd += cost;
       this._priced = true;
+    } else {
+      this._unknown = true;
     }
-    this._cost.textContent = this._priced ? `chat ${usd(this._sessionUsd)}` : '';
+    const known = this._priced ? usd(this._sessionUsd) : PRICE_UNKNOWN;
+    const more = this._priced && this._unknown ? ` + ${PRICE_UNKNOWN}` : '';
+    this._cost.textContent = this._priced || this._unknown ? `chat ${known}${more}` : '';
   }
 
   /** From the chat's meta.json: its cost so far and its title (when the log has none). */
   setChat(cost: number, title: string): void {
-    if (!this._priced || cost > this._sessionUsd) {
+    if ((!this._priced && !this._unknown) || cost > this._sessionUsd) {
       this._sessionUsd = cost;
       this._priced = true;
       this._cost.textContent = `chat ${usd(cost)}`;
@@ -167,4 +172,5 @@ export class StatusBar {
   private _checks = new Map<string, { passed: boolean; summary: string }>();
   private _sessionUsd = 0;
   private _priced = false;
+  private _unknown = false;
 }
