@@ -126,7 +126,11 @@ async def test_an_unknown_model_shows_price_unknown_and_warns_once_about_the_cap
 ) -> None:
     async with ProviderServer() as server:
         (zengine_home / "settings.toml").write_text(
-            provider_settings(server.base_url, CAP, model="mystery-model-x")
+            # USAGE's 151,500 prompt tokens would pass the default window's threshold and
+            # compact (a summary request): this test is about prices, so no compaction
+            provider_settings(
+                server.base_url, CAP + "[context]\nauto_compact = false\n", model="mystery-model-x"
+            )
         )
         server.add(Reply.answer("a", usage=USAGE), Reply.answer("b"))
         session = await Session.open(SessionOptions(project=project))
