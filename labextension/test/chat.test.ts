@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 
 import { EngineEvent, LogRecord, Snapshot } from '../src/protocol';
-import { ChatView, checkSummary, noticeText } from '../src/ui/chat';
+import { ChatView, checkSummary, noticeText, oneDecimal } from '../src/ui/chat';
 import { StatusBar } from '../src/ui/status';
 import { host, texts } from './helpers';
 
@@ -125,6 +125,15 @@ describe('checkSummary', () => {
     expect(checkSummary({ ...CHECK, exit_code: 1, duration_s: 12, counts: undefined })).toBe(
       'PASS rate (exit 1, 12.0 s)'
     );
+  });
+});
+
+describe('oneDecimal', () => {
+  it("rounds as Python's .1f: exact ties to even", () => {
+    // python -c 'print([f"{x:.1f}" for x in (0.25, 0.75, 1.25, 2.5, 0.15, 0.35, 0.42, 12)])'
+    expect([0.25, 0.75, 1.25, 2.5, 0.15, 0.35, 0.42, 12].map(oneDecimal)).toEqual([
+      '0.2', '0.8', '1.2', '2.5', '0.1', '0.3', '0.4', '12.0'
+    ]); // prettier-ignore
   });
 });
 

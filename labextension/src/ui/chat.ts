@@ -434,6 +434,19 @@ export function checkSummary(check: {
   )
     .filter(([, n]) => n)
     .map(([name, n]) => `${n} ${name}`);
-  const text = `${verdict} ${check.check_id} (${code}, ${check.duration_s.toFixed(1)} s)`;
+  const text = `${verdict} ${check.check_id} (${code}, ${oneDecimal(check.duration_s)} s)`;
   return text + (counts.length ? `: ${counts.join(', ')}` : '');
+}
+
+/**
+ * `x` with one decimal as Python's `f"{x:.1f}"` writes it: exact ties (0.25, 0.75, ...: the
+ * durations are rounded to milliseconds) go to the even digit, where `toFixed` goes up.
+ */
+export function oneDecimal(x: number): string {
+  const quarters = x * 4; // exact: a power of two
+  if (Number.isInteger(quarters) && quarters % 2 !== 0) {
+    const low = Math.floor(x * 10);
+    return ((low % 2 === 0 ? low : low + 1) / 10).toFixed(1);
+  }
+  return x.toFixed(1);
 }
