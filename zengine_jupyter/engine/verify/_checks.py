@@ -112,9 +112,9 @@ class Reporter:
 
     def badge(self, outcome: VerificationOutcome) -> None:
         """Journal the badge (a view rebuilt from the log shows it), then publish it."""
-        badge, reason = outcome.badge.value, outcome.reason
         self.journal.record(
-            VerificationRecord(badge=badge, reason=reason, turn_id=self.turn_id),
+            VerificationRecord(badge=outcome.badge.value, reason=outcome.reason,
+                               turn_id=self.turn_id),
             VerificationChanged(session_id=self.session_id, turn_id=self.turn_id,
-                                badge=badge, reason=reason),
+                                badge=outcome.badge.value, reason=outcome.reason),
         )  # fmt: skip
