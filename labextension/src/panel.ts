@@ -11,7 +11,7 @@ import { INotebookTracker } from '@jupyterlab/notebook';
 import { Widget } from '@lumino/widgets';
 
 import { ConnectionState, KernelBinding } from './binding';
-import { ChatView } from './ui/chat';
+import { ChatView, noticeText } from './ui/chat';
 import { ConnectError, Connection, RequestBody } from './connection';
 import { el } from './ui/dom';
 import { InputBox, Typed } from './input';
@@ -328,9 +328,8 @@ export class ZenginePanel extends Widget {
     if (!reply.ok) {
       return;
     }
-    if (reply.text) {
-      this._chat.rewound(reply.text);
-    }
+    // what it did is drawn from the `rewound` event (every view, whoever asked); here only
+    // the open editors of restored files
     if (reply.restore) {
       const editors = await this._options.reloadRestored(reply.restore);
       if (editors) {
@@ -359,7 +358,7 @@ export class ZenginePanel extends Widget {
       const reply = await this._command(name, value);
       this._report(reply, `/${name} ${value} (from the panel settings)`);
       if (reply.ok && reply.text) {
-        this._chat.line('notice', `Panel settings: ${reply.text}`);
+        this._chat.line('notice', noticeText('Panel settings', reply.text));
       }
     }
   }

@@ -67,7 +67,8 @@ export type LogRecord =
   | ToolResultRecord
   | TurnEndRecord
   | TurnStartRecord
-  | UsageRecord;
+  | UsageRecord
+  | VerificationRecord;
 
 export type WidgetRequest =
   | ReplayRequest
@@ -593,6 +594,8 @@ export interface Rewound {
   turn_id?: string | null;
   kind: 'rewound';
   result: RewindResult;
+  text?: string;
+  warnings?: string[];
 }
 
 /**
@@ -870,6 +873,7 @@ export interface ToolResultRecord {
   is_error?: boolean;
   artifact?: string | null;
   repair?: boolean;
+  diff?: string | null;
 }
 
 /**
@@ -1000,6 +1004,19 @@ export interface VerificationChanged {
   kind: 'verification_changed';
   badge: 'verified' | 'failed' | 'unverified' | 'not_applicable';
   reason: string;
+}
+
+/**
+ * The verification badge changed (as ``verification_changed`` said), so a view rebuilt
+ * from the log shows the same badge and reason.
+ */
+export interface VerificationRecord {
+  id?: string;
+  ts?: string;
+  kind: 'verification';
+  badge: 'verified' | 'failed' | 'unverified' | 'not_applicable';
+  reason?: string;
+  turn_id?: string | null;
 }
 
 /**

@@ -93,15 +93,16 @@ describe('StatusBar', () => {
 
   it('lists the check records, the latest per check winning', () => {
     const bar = new StatusBar(host(), vi.fn());
-    bar.addCheck('pytest', false, '1 failed');
+    bar.addCheck('pytest', false, 'FAIL pytest (exit 1, 0.4 s): 1 failed');
     expect(badge(bar)!.textContent).toBe('Checks failed (from the log)');
-    bar.addCheck('ruff', true, 'clean');
-    bar.addCheck('pytest', true, '12 passed');
+    bar.addCheck('ruff', true, 'PASS ruff (exit 0, 0.1 s)');
+    bar.addCheck('pytest', true, 'PASS pytest (exit 0, 0.5 s): 12 passed');
     expect(badge(bar)!.textContent).toBe('Checks passed (from the log)');
     const items = Array.from(bar.node.querySelectorAll<HTMLElement>('.jp-zengine-check'));
+    // the engine's line once, not "pytest passed PASS pytest ..."
     expect(items.map(i => [i.dataset.checkId, i.className, i.textContent])).toEqual([
-      ['pytest', 'jp-zengine-check jp-zengine-ok', 'pytest passed 12 passed'],
-      ['ruff', 'jp-zengine-check jp-zengine-ok', 'ruff passed clean']
+      ['pytest', 'jp-zengine-check jp-zengine-ok', 'PASS pytest (exit 0, 0.5 s): 12 passed'],
+      ['ruff', 'jp-zengine-check jp-zengine-ok', 'PASS ruff (exit 0, 0.1 s)']
     ]);
     expect(texts(bar.node, 'details.jp-zengine-checks > summary')).toEqual(['Check records']);
   });

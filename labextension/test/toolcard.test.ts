@@ -19,9 +19,21 @@ describe('summarize', () => {
     expect(summarize('Fetch', { url: 'http://127.0.0.1/' })).toBe('http://127.0.0.1/');
   });
 
-  it('falls back to the tool name and cuts long values', () => {
-    expect(summarize('Todo', { items: [] })).toBe('Todo');
-    expect(summarize('Bash', { command: '' })).toBe('Bash');
+  it('reads a list or an object argument as the target, else nothing', () => {
+    expect(summarize('Verify', { checks: ['rate'] })).toBe('rate');
+    expect(summarize('Verify', { checks: ['rate', 'lint'] })).toBe('rate, lint');
+    expect(summarize('Todo', { todos: [{ content: 'a' }] })).toBe('[{"content":"a"}]');
+    expect(summarize('Ask', { options: { a: 1 } })).toBe('{"a":1}');
+    expect(summarize('Task', { description: 'find  the\nbug', prompt: 'long' })).toBe(
+      'find  the\nbug'
+    );
+    expect(summarize('Ask', { question: 'which\none?' })).toBe('which one?');
+    expect(summarize('Todo', { items: [] })).toBe('');
+    expect(summarize('Verify', {})).toBe('');
+    expect(summarize('Bash', { command: '' })).toBe('');
+  });
+
+  it('cuts long values', () => {
     const long = 'x'.repeat(200);
     expect(summarize('Bash', { command: long })).toBe(`${'x'.repeat(117)}…`);
     expect(summarize('Bash', { command: 'y'.repeat(120) })).toBe('y'.repeat(120));
@@ -58,9 +70,12 @@ describe('ToolCard', () => {
     expect(node.lastElementChild).toBe(card.slot);
   });
 
-  it('prefers the given summary', () => {
-    const card = new ToolCard(host(), 'c1', 'Edit', { path: 'a.py' }, 'edit a.py (2 lines)');
-    expect(texts(card.node, '.jp-zengine-tool-summary')).toEqual(['edit a.py (2 lines)']);
+  it('heads the card with summarize(args), live and rebuilt alike', () => {
+    const card = new ToolCard(host(), 'c1', 'Verify', { checks: ['rate'] });
+    expect(texts(card.node, '.jp-zengine-tool-head span:not(.jp-zengine-tool-state)')).toEqual([
+      'Verify',
+      'rate'
+    ]);
   });
 
   it('colours the arguments diff line by line, above the approval slot', () => {

@@ -4,6 +4,7 @@ import {
   CodeRestore,
   EngineEvent,
   RewindWidgetState,
+  StatusDetails,
   TurnResult,
   TurnWidgetState,
   WidgetReply
@@ -11,7 +12,7 @@ import {
 import { publishMarkdown } from '../src/ui/markdown';
 import { IModel, Requester } from '../src/widgets/anywidget';
 import rewindWidget from '../src/widgets/rewind';
-import statusWidget from '../src/widgets/status';
+import statusWidget, { needsTrustBanner } from '../src/widgets/status';
 import turnWidget, { resultLine } from '../src/widgets/turn';
 import { flush, host, texts } from './helpers';
 
@@ -110,7 +111,8 @@ describe('the %%agent turn widget', () => {
     // the cell is the message: no user bubble; the card has the diff and the prompt
     expect(texts(root, '.jp-zengine-item-user')).toEqual([]);
     expect(texts(root, '.jp-zengine-diff span')).toContain('+A = 2\n');
-    expect(texts(root, '.jp-zengine-item-notice')).toEqual(['hook: line one\nline two']);
+    // several lines: the topic on its own line, so they stay aligned
+    expect(texts(root, '.jp-zengine-item-notice')).toEqual(['hook:\nline one\nline two']);
     root.querySelector<HTMLButtonElement>('.jp-zengine-allow')!.click();
     expect(model.sent[1]).toMatchObject({
       kind: 'approval_answer',
@@ -207,6 +209,47 @@ describe('the status widget', () => {
     root.querySelector<HTMLButtonElement>('.jp-zengine-trust-yes')!.click();
     expect(model.sent[0]).toMatchObject({ kind: 'trust_answer', trust: true });
     expect(texts(root, '.jp-zengine-status-value')).toContain("the provider's default (anthropic)");
+  });
+});
+
+describe('the status widget trust banner', () => {
+  const state = (details: Partial<StatusDetails>) =>
+    new FakeModel({
+      v: 1 as const,
+      info: { version: '0.1', project: '/p', data: '/d' },
+      details: {
+        trusted: false,
+        provider: 'anthropic',
+        sandbox: { enabled: true, backend: 'bubblewrap' },
+        ...details
+      },
+      dismissed: false,
+      busy: '',
+      error: ''
+    });
+
+  it('is not shown for an untrusted project that withholds nothing: only the row', () => {
+    const root = host();
+    statusWidget.render({ model: state({ withheld: [] }), el: root });
+    expect(root.querySelector('.jp-zengine-trust')).toBeNull();
+    expect(texts(root, '.jp-zengine-status-value')).toContain('not trusted');
+  });
+
+  it('is shown for a trust problem, without an empty withheld list', () => {
+    const root = host();
+    statusWidget.render({ model: state({ trust_problem: 'trust.json is damaged' }), el: root });
+    expect(texts(root, '.jp-zengine-trust-problem')).toEqual(['trust.json is damaged']);
+    expect(root.querySelector('.jp-zengine-trust-lead')).toBeNull();
+    expect(root.querySelector('.jp-zengine-trust-withheld')).toBeNull();
+  });
+
+  it('needsTrustBanner: withheld settings or a problem, never once trusted', () => {
+    const base = { provider: 'x', sandbox: { enabled: false } };
+    const item = { key: 'k', layer: 'project' as const };
+    expect(needsTrustBanner({ ...base, trusted: false })).toBe(false);
+    expect(needsTrustBanner({ ...base, trusted: false, withheld: [item] })).toBe(true);
+    expect(needsTrustBanner({ ...base, trusted: false, trust_problem: 'p' })).toBe(true);
+    expect(needsTrustBanner({ ...base, trusted: true, withheld: [item] })).toBe(false);
   });
 });
 

@@ -432,6 +432,14 @@ def test_rewind_conversation_drops_the_message_and_keeps_the_files(
     page.wait_for_function(
         f"document.querySelectorAll('{PANEL} .jp-zengine-item-user').length === {count - 1}"
     )
-    assert "Set RATE to 6" not in _panel(page, ".jp-zengine-messages").inner_text()
+    kept = _panel(page, ".jp-zengine-item-user, .jp-zengine-item-assistant, .jp-zengine-tool")
+    assert "Set RATE to 6" not in " ".join(kept.all_inner_texts())
     assert pipeline.read_text() == files
+    # what it did, from the rewound event, survives the snapshot that follows it
+    outcome = _panel(page, ".jp-zengine-item-rewind .jp-zengine-rewind-result")
+    assert outcome.count() == 1
+    title = outcome.locator(".jp-zengine-rewind-result-title").inner_text()
+    assert title == "Rewound the conversation to before “Set RATE to 6”."
+    text = outcome.locator(".jp-zengine-rewind-text").inner_text()
+    assert text.startswith('rewound the conversation to before "Set RATE to 6"')
     _shot(page, "12-rewound-conversation")

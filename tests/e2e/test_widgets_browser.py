@@ -116,7 +116,7 @@ def test_status_trust_badge_and_rewind_in_a_browser(
             assert badge.inner_text().startswith("Verified: ")
             turn.locator(".jp-zengine-checks > summary").click()
             check = turn.locator(".jp-zengine-check.jp-zengine-ok")
-            assert check.inner_text().startswith("unit passed ")
+            assert check.inner_text().startswith("PASS unit (exit 0, ")  # the engine's line
             # no Interrupt once the turn ended; the cost is shown
             assert turn.locator(".jp-zengine-interrupt").is_hidden()
             assert turn.locator(".jp-zengine-cost").inner_text().startswith("turn $")

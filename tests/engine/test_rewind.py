@@ -13,6 +13,7 @@ from zengine_jupyter.engine import (
     Session,
     SessionOptions,
     TurnInProgressError,
+    describe_rewind,
     rewind,
     rewind_points,
 )
@@ -109,7 +110,12 @@ async def test_rewinding_both_restores_files_and_drops_later_messages_but_keeps_
         assert server.requests[-1].rejected is None
         await session.aclose()
         seen = [e async for e in events]
-        assert any(isinstance(e, Rewound) and e.result == result for e in seen)
+        rewound = [e for e in seen if isinstance(e, Rewound)]
+        assert [e.result for e in rewound] == [result]
+        # every view shows the engine's words from the event, the reply need not carry them
+        assert rewound[0].text == describe_rewind(result)
+        assert "  restored a.txt" in rewound[0].text.splitlines()
+        assert rewound[0].warnings == []
 
         # every request's cost still counts: six equal requests, the rewound ones included
         log = scan_file(session.writer.log_path).records

@@ -11,6 +11,7 @@ from zengine_jupyter.engine import (
     FixedApprovals,
     Session,
     SessionOptions,
+    describe_other_chats,
     describe_rewind,
     rewind,
     rewind_points,
@@ -20,6 +21,7 @@ from zengine_jupyter.protocol import (
     MessageRecord,
     OtherChatEdits,
     RecordedToolCall,
+    Rewound,
     ToolResultRecord,
 )
 from zengine_jupyter.store import SessionStore
@@ -87,10 +89,16 @@ async def test_a_code_rewind_warns_and_lists_the_other_chats_edits_it_reverts(
             assert code == 0, err
             assert "changes another chat made since: a.txt, b.txt" in out
 
+            events = a.subscribe()
             result = await rewind(a, "1", code=True, conversation=False)
         finally:
             await a.aclose()
             await b.aclose()
+    (rewound,) = [e async for e in events if isinstance(e, Rewound)]
+    assert rewound.text == describe_rewind(result)  # every view shows these words
+    assert rewound.warnings == describe_other_chats(result.other_chats, done=True)
+    assert rewound.warnings
+    assert rewound.warnings[0] in rewound.text.splitlines()
     assert result.code is not None
     assert result.code.restored == ["a.txt"]
     assert sorted(result.code.removed) == ["b.txt", "c.txt"]

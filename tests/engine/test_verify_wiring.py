@@ -23,8 +23,10 @@ from zengine_jupyter.protocol import (
     CheckRecorded,
     CheckSpec,
     EngineEvent,
+    ToolCallFinished,
     TrustRequired,
     VerificationChanged,
+    VerificationRecord,
 )
 from zengine_jupyter.protocol._records import CheckLogRecord, ToolResultRecord
 from zengine_jupyter.store import SessionStore
@@ -132,6 +134,16 @@ async def test_auto_sends_the_failure_back_and_ends_verified(
     badges = [e for e in events if isinstance(e, VerificationChanged)]
     assert badges[-1].badge == "verified"
     assert any(b.badge == "failed" for b in badges)
+    # the log holds each badge as the event said it (a view rebuilt from it shows the same)
+    # and each Edit's diff as tool_call_finished carried it
+    transcript = SessionStore().read(session.id).state.transcript
+    logged = [(r.badge, r.reason) for r in transcript if isinstance(r, VerificationRecord)]
+    assert logged == [(b.badge, b.reason) for b in badges]
+    diffs = [r.diff for r in transcript if isinstance(r, ToolResultRecord) and r.name == "Edit"]
+    finished = {e.call_id: e.diff for e in events if isinstance(e, ToolCallFinished)}
+    edits = [r for r in transcript if isinstance(r, ToolResultRecord) and r.name == "Edit"]
+    assert diffs == [finished[r.tool_call_id] for r in edits]
+    assert all(d and "@@" in d and "-    return a + b" in d for d in diffs[:1]), diffs
 
 
 async def test_strict_stops_after_max_continuations_failed(

@@ -20,6 +20,7 @@ from zengine_jupyter.protocol import (
     SubagentStartRecord,
     ToolResultRecord,
     TurnEndRecord,
+    VerificationRecord,
 )
 from zengine_jupyter.store import SessionStore
 
@@ -98,6 +99,8 @@ def _describe(record: LogRecord) -> str | None:
     if isinstance(record, CheckLogRecord):
         status = "passed" if record.check.passed else "failed"
         return f"  [check {record.check.check_id}: {status}]"
+    if isinstance(record, VerificationRecord):
+        return f"  [badge {record.badge}: {_short(record.reason)}]"
     if isinstance(record, CompactionRecord):
         return "-- earlier messages were summarised"
     if isinstance(record, RewindRecord):

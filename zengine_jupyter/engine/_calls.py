@@ -282,8 +282,9 @@ def _finish(
     output = escape_surrogates(output)  # a file name that is not UTF-8, say: shown escaped
     diff = escape_surrogates(diff) if diff is not None else None
     record = ToolResultRecord(
-        tool_call_id=call.id, name=call.name, output=output, is_error=is_error, artifact=artifact
-    )
+        tool_call_id=call.id, name=call.name, output=output, is_error=is_error,
+        artifact=artifact, diff=diff,
+    )  # fmt: skip
     env.journal.record(
         record,
         ToolCallFinished(session_id=env.session_id, turn_id=env.turn_id, call_id=call.id,

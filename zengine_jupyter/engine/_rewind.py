@@ -237,7 +237,10 @@ async def rewind(
                                    conversation=conversation,
                                    record=session.journal.record)  # fmt: skip
         session.ctx.reads.forget()  # files or the agent's memory of them changed: read again
-    session.journal.publish(Rewound(session_id=session.id, result=result))
+    session.journal.publish(
+        Rewound(session_id=session.id, result=result, text=describe_rewind(result),
+                warnings=describe_other_chats(result.other_chats, done=True))
+    )  # fmt: skip
     return result
 
 

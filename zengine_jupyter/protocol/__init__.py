@@ -161,6 +161,7 @@ if TYPE_CHECKING:
         TurnStatus,
         UnknownRecord,
         UsageRecord,
+        VerificationRecord,
         new_id,
     )
     from zengine_jupyter.protocol._sandbox import (
@@ -443,6 +444,7 @@ __all__ = [
     "VerificationError",
     "VerificationMode",
     "VerificationOutcome",
+    "VerificationRecord",
     "WidgetEvents",
     "WidgetMessage",
     "WidgetRefresh",
@@ -647,6 +649,7 @@ __getattr__, __dir__ = _lazy_exports(
         "VerificationError": "_errors",
         "VerificationMode": "_verification",
         "VerificationOutcome": "_verification",
+        "VerificationRecord": "_records",
         "WidgetEvents": "_widget_wire",
         "WidgetMessage": "_widget_wire",
         "WidgetRefresh": "_widget_wire",

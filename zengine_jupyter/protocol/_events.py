@@ -176,6 +176,10 @@ class Rewound(_Event):
 
     kind: Literal["rewound"] = "rewound"
     result: RewindResult
+    text: str = ""
+    """What it did in the engine's words (``describe_rewind``), the same in every view."""
+    warnings: list[str] = []
+    """The other chats' edits it reverted, one line each (also among ``text``'s lines)."""
 
 
 class CheckRecorded(_Event):

@@ -48,6 +48,7 @@ __all__ = [
     "TurnStatus",
     "UnknownRecord",
     "UsageRecord",
+    "VerificationRecord",
     "new_id",
 ]
 
@@ -132,6 +133,9 @@ class ToolResultRecord(_Record):
     artifact: str | None = None
     """The full output under ``artifacts/`` when ``output`` was truncated."""
     repair: bool = False
+    diff: str | None = Field(default=None, exclude_if=lambda value: value is None)
+    """The unified diff an edit made (as ``tool_call_finished`` carried it), so a view rebuilt
+    from the log draws the same diff; not written at all for the calls that have none."""
 
 
 class TurnStartRecord(_Record):
@@ -168,6 +172,16 @@ class CheckLogRecord(_Record):
 
     kind: Literal["check"] = "check"
     check: CheckRecord
+    turn_id: str | None = None
+
+
+class VerificationRecord(_Record):
+    """The verification badge changed (as ``verification_changed`` said), so a view rebuilt
+    from the log shows the same badge and reason."""
+
+    kind: Literal["verification"] = "verification"
+    badge: Literal["verified", "failed", "unverified", "not_applicable"]
+    reason: str = ""
     turn_id: str | None = None
 
 
@@ -283,6 +297,7 @@ LogRecord = Annotated[
     | TurnEndRecord
     | ApprovalRecord
     | CheckLogRecord
+    | VerificationRecord
     | CheckpointRecord
     | CompactionRecord
     | RewindRecord

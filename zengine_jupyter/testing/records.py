@@ -31,6 +31,7 @@ from zengine_jupyter.protocol._records import (
     TurnEndRecord,
     TurnStartRecord,
     UsageRecord,
+    VerificationRecord,
 )
 from zengine_jupyter.testing.verify import make_record
 
@@ -100,6 +101,11 @@ record: st.SearchStrategy[Any] = st.one_of(
             _small,
             st.booleans(),
         ),
+    ),
+    st.builds(
+        VerificationRecord,
+        badge=st.sampled_from(["verified", "failed", "unverified", "not_applicable"]),
+        reason=_small,
     ),
     st.builds(CheckpointRecord, checkpoint_id=_small, turn_id=turn_ids),
     st.builds(ModeChangeRecord, mode=_small),

@@ -10,7 +10,7 @@ import { ApprovalPrompt, Answer, outcomeText } from './approvals';
 import { collapsed, el, follow } from './dom';
 import { IMarkdown, MarkdownBlock } from './markdown';
 import { ApprovalRequest, EngineEvent, LogRecord, MessageRecord, Snapshot } from '../protocol';
-import { RewindHandler, addRewindControl, rewindOutcome, rewoundLine } from './rewind';
+import { RewindHandler, addRewindControl, rewindOutcome } from './rewind';
 import { StatusBar, busyText } from './status';
 import { ToolCard } from './toolcard';
 
@@ -83,7 +83,7 @@ export class ChatView {
         break;
       case 'tool_call_proposed':
         this._endStream();
-        this._card(event.call_id, event.tool, event.arguments, event.summary);
+        this._card(event.call_id, event.tool, event.arguments); // the head: summarize(args)
         break;
       case 'approval_requested':
         this._endStream();
@@ -115,7 +115,7 @@ export class ChatView {
           status.setTitle(event.text); // the chat was named (or renamed): the header shows it
           break;
         }
-        this._line('notice', `${event.topic}: ${event.text}`);
+        this._line('notice', noticeText(event.topic, event.text));
         break;
       case 'cost_updated':
         status.setCost(event.turn_usd, event.session_usd);
@@ -134,7 +134,10 @@ export class ChatView {
         }
         break;
       case 'rewound':
-        this._line('notice', rewoundLine(event.result));
+        if (event.result.conversation) {
+          this._rewinds.set(event.result.to_turn_id, event); // a snapshot follows: kept there
+        }
+        this._rewound(event);
         break;
       case 'trust_required':
         if (this._options.trustLine) {
@@ -152,14 +155,6 @@ export class ChatView {
     this._endStream();
     const item = this._item(kind);
     new MarkdownBlock(this._options.markdown, el('div', 'jp-zengine-body', null, item), source);
-    follow(this.node);
-  }
-
-  /** A rewind's outcome, in the engine's words (`describe_rewind`); the headline is the
-   * `rewound` event's line. */
-  rewound(text: string): void {
-    this._endStream();
-    rewindOutcome(this._item('rewind'), text);
     follow(this.node);
   }
 
@@ -205,7 +200,8 @@ export class ChatView {
       case 'tool_result':
         this._cardFor(record.tool_call_id, record.name).finish(
           record.output ?? '',
-          record.is_error ?? false
+          record.is_error ?? false,
+          record.diff
         );
         results.set(record.tool_call_id, {
           output: record.output ?? '',
@@ -235,6 +231,16 @@ export class ChatView {
       case 'check':
         status.addCheck(record.check.check_id, record.check.passed, checkSummary(record.check));
         break;
+      case 'verification':
+        status.setBadge(record.badge, record.reason ?? '');
+        break;
+      case 'rewind': {
+        const event = this._rewinds.get(record.to_turn_id);
+        if (event) {
+          this._rewound(event); // the outcome seen live, where the log has the rewind
+        }
+        break;
+      }
       case 'usage':
         status.addUsage(record.cost_usd ?? null);
         break;
@@ -342,13 +348,8 @@ export class ChatView {
     this._thinkingBody = null;
   }
 
-  private _card(
-    callId: string,
-    tool: string,
-    args: Record<string, unknown>,
-    summary?: string
-  ): ToolCard {
-    const card = new ToolCard(this.node, callId, tool, args, summary);
+  private _card(callId: string, tool: string, args: Record<string, unknown>): ToolCard {
+    const card = new ToolCard(this.node, callId, tool, args);
     this._cards.set(callId, card);
     return card;
   }
@@ -385,17 +386,70 @@ export class ChatView {
     this._prompts.get(event.call_id)?.settle(outcomeText(event), allowed);
   }
 
+  /** A rewind's outcome: the headline and the engine's words (`describe_rewind`). */
+  private _rewound(event: Extract<EngineEvent, { kind: 'rewound' }>): void {
+    this._endStream();
+    rewindOutcome(this._item('rewind'), event.text ?? '', event.warnings ?? [], event.result);
+  }
+
+  /** The conversation rewinds seen live, by the turn rewound to (a snapshot redraws them). */
+  private _rewinds = new Map<string, Extract<EngineEvent, { kind: 'rewound' }>>();
   private _cards = new Map<string, ToolCard>();
   private _prompts = new Map<string, ApprovalPrompt>();
   private _text: MarkdownBlock | null = null;
   private _thinkingBody: HTMLElement | null = null;
 }
 
-function checkSummary(check: {
-  command: string[] | string;
+/**
+ * A notice as one text: `topic: text`, or the topic on its own line when the text has
+ * several lines (so they stay aligned), the same in every view.
+ */
+export function noticeText(topic: string, text: string): string {
+  return text.includes('\n') ? `${topic}:\n${text}` : `${topic}: ${text}`;
+}
+
+/**
+ * A check record's line, as the engine words it for `check_recorded` (`summary()` in
+ * engine/verify/_checks.py): verdict, id, exit code or deadline, duration, counts.
+ */
+export function checkSummary(check: {
+  check_id: string;
+  passed: boolean;
   exit_code: number | null;
   duration_s: number;
+  counts?: {
+    passed?: number | null;
+    failed?: number | null;
+    skipped?: number | null;
+    errors?: number | null;
+  };
 }): string {
-  const command = Array.isArray(check.command) ? check.command.join(' ') : check.command;
-  return `${command} (exit ${check.exit_code ?? '?'}, ${check.duration_s.toFixed(1)} s)`;
+  const verdict = check.passed ? 'PASS' : 'FAIL';
+  const code = check.exit_code === null ? 'stopped at its deadline' : `exit ${check.exit_code}`;
+  const c = check.counts ?? {};
+  const counts = (
+    [
+      ['passed', c.passed],
+      ['failed', c.failed],
+      ['skipped', c.skipped],
+      ['errors', c.errors]
+    ] as [string, number | null | undefined][]
+  )
+    .filter(([, n]) => n)
+    .map(([name, n]) => `${n} ${name}`);
+  const text = `${verdict} ${check.check_id} (${code}, ${oneDecimal(check.duration_s)} s)`;
+  return text + (counts.length ? `: ${counts.join(', ')}` : '');
+}
+
+/**
+ * `x` with one decimal as Python's `f"{x:.1f}"` writes it: exact ties (0.25, 0.75, ...: the
+ * durations are rounded to milliseconds) go to the even digit, where `toFixed` goes up.
+ */
+export function oneDecimal(x: number): string {
+  const quarters = x * 4; // exact: a power of two
+  if (Number.isInteger(quarters) && quarters % 2 !== 0) {
+    const low = Math.floor(x * 10);
+    return ((low % 2 === 0 ? low : low + 1) / 10).toFixed(1);
+  }
+  return x.toFixed(1);
 }

@@ -109,21 +109,24 @@ export function short(text: string, n: number): string {
 }
 
 /**
- * What a rewind did, in the engine's words (`describe_rewind`: what was restored, removed or
- * left alone, other chats' edits reverted), one line each, plus warnings.
+ * What a rewind did, the same in every view (the panel, the cell widgets): the headline, then
+ * the engine's words (`describe_rewind`: what was restored, removed or left alone, one line
+ * each), then the warnings (the other chats' edits it reverted), each shown once.
  */
 export function rewindOutcome(
   parent: HTMLElement,
   text: string,
-  warnings: string[] = [],
-  result?: { code?: unknown; conversation: boolean; prompt: string }
+  warnings: string[],
+  result: { code?: unknown; conversation: boolean; prompt: string }
 ): HTMLElement {
   const node = el('div', 'jp-zengine-rewind-result', null, parent);
   node.setAttribute('role', 'status');
-  if (result) {
-    el('div', 'jp-zengine-rewind-result-title', rewoundLine(result), node); // else: a line above
+  el('div', 'jp-zengine-rewind-result-title', rewoundLine(result), node);
+  const warned = new Set(warnings);
+  const lines = text.split('\n').filter(line => !warned.has(line));
+  if (lines.some(line => line.trim())) {
+    el('pre', 'jp-zengine-rewind-text', lines.join('\n'), node);
   }
-  el('pre', 'jp-zengine-rewind-text', text, node);
   for (const line of warnings) {
     el('div', 'jp-zengine-rewind-warning', line, node);
   }

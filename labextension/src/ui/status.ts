@@ -126,7 +126,8 @@ export class StatusBar {
     node.textContent = `${BADGE_TEXT[badge]}: ${reason}`;
   }
 
-  /** A check record (from the log or a live CheckRecorded event); the latest per check wins. */
+  /** A check record (from the log or a live CheckRecorded event), as one line in the
+   * engine's words (`checkSummary` for a record); the latest per check wins. */
   addCheck(checkId: string, passed: boolean, summary: string): void {
     this._ensureBadge();
     this._checks.set(checkId, { passed, summary });
@@ -140,8 +141,8 @@ export class StatusBar {
         list
       );
       item.dataset.checkId = id;
-      el('strong', '', `${id} ${check.passed ? 'passed' : 'failed'}`, item);
-      el('span', '', ` ${check.summary}`, item);
+      item.dataset.passed = String(check.passed);
+      item.textContent = check.summary; // the engine's line: PASS/FAIL, id, exit, duration
     }
     if (this._badge!.dataset.badge === undefined) {
       const failed = [...this._checks.values()].some(c => !c.passed);

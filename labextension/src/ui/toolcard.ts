@@ -7,23 +7,59 @@ import { collapsed, el } from './dom';
 
 export type CardState = 'proposed' | 'allowed' | 'denied' | 'running' | 'done' | 'failed';
 
-/** A short line for a recorded call (records carry no summary): its path, command or pattern. */
-export function summarize(tool: string, args: Record<string, unknown>): string {
-  for (const key of [
-    'command',
-    'path',
-    'file_path',
-    'notebook_path',
-    'pattern',
-    'url',
-    'description'
-  ]) {
+const TARGETS = [
+  'command',
+  'path',
+  'file_path',
+  'notebook_path',
+  'pattern',
+  'url',
+  'query',
+  'description',
+  'shell_id'
+];
+
+/**
+ * The card head's target, the same live and rebuilt from the log (records carry no summary,
+ * so the event's is not used either): a command, path, pattern or url; else the first other
+ * argument that reads as a target, e.g. Verify's check ids ("rate, lint"); else nothing.
+ */
+export function summarize(_tool: string, args: Record<string, unknown>): string {
+  for (const key of TARGETS) {
     const value = args[key];
     if (typeof value === 'string' && value) {
-      return value.length > 120 ? `${value.slice(0, 117)}…` : value;
+      return cut(value);
     }
   }
-  return tool;
+  for (const value of Object.values(args)) {
+    const text = readable(value);
+    if (text) {
+      return cut(text);
+    }
+  }
+  return '';
+}
+
+/** A scalar as text, a list of scalars as "a, b", an object as compact JSON; '' if empty. */
+function readable(value: unknown): string {
+  if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') {
+    return typeof value === 'string' ? value.split(/\s+/).join(' ').trim() : '';
+  }
+  if (Array.isArray(value)) {
+    return value.every(v => ['string', 'number', 'boolean'].includes(typeof v))
+      ? value.map(String).join(', ')
+      : value.length
+        ? JSON.stringify(value)
+        : '';
+  }
+  if (value && typeof value === 'object') {
+    return Object.keys(value).length ? JSON.stringify(value) : '';
+  }
+  return '';
+}
+
+function cut(text: string): string {
+  return text.length > 120 ? `${text.slice(0, 117)}…` : text;
 }
 
 /** A unified-looking diff from Edit / Write arguments (the real diff replaces it when known). */
@@ -45,8 +81,7 @@ export class ToolCard {
     parent: HTMLElement,
     readonly callId: string,
     tool: string,
-    args: Record<string, unknown>,
-    summary?: string
+    args: Record<string, unknown>
   ) {
     this.node = el('li', 'jp-zengine-item jp-zengine-tool', null, parent);
     this.node.dataset.kind = 'tool';
@@ -55,7 +90,7 @@ export class ToolCard {
     this.node.setAttribute('aria-label', `Tool call ${tool}`);
     const head = el('div', 'jp-zengine-tool-head', null, this.node);
     el('span', 'jp-zengine-tool-name', tool, head);
-    el('span', 'jp-zengine-tool-summary', summary || summarize(tool, args), head);
+    el('span', 'jp-zengine-tool-summary', summarize(tool, args), head);
     this._state = el('span', 'jp-zengine-tool-state', null, head);
     if (typeof args.command === 'string') {
       const pre = el('pre', 'jp-zengine-command', args.command, this.node);

@@ -40,10 +40,12 @@ export class TrustBanner {
     if (event.problem) {
       el('div', 'jp-zengine-trust-problem', event.problem, node);
     }
-    el('div', 'jp-zengine-trust-lead', 'Until you trust it, its settings cannot:', node);
-    const list = el('ul', 'jp-zengine-trust-withheld', null, node);
-    for (const item of event.withheld) {
-      el('li', '', item, list);
+    if (event.withheld.length) {
+      el('div', 'jp-zengine-trust-lead', 'Until you trust it, its settings cannot:', node);
+      const list = el('ul', 'jp-zengine-trust-withheld', null, node);
+      for (const item of event.withheld) {
+        el('li', '', item, list);
+      }
     }
     const row = el('div', 'jp-zengine-buttons', null, node);
     const status = el('div', 'jp-zengine-trust-status', null, node);

@@ -32,6 +32,15 @@ export function modelLine(details: StatusDetails): string {
   return `${details.model || "the provider's default"} (${details.provider}${where})`;
 }
 
+/**
+ * Whether the trust banner shows: an untrusted project whose settings are withheld, or trust
+ * that could not be read (as the panel shows it only on `trust_required`); otherwise the
+ * "not trusted" row says it all.
+ */
+export function needsTrustBanner(details: StatusDetails): boolean {
+  return !details.trusted && (!!details.withheld?.length || !!details.trust_problem);
+}
+
 function render({ model, el: parent }: IRenderProps<StatusWidgetState>): () => void {
   const root = widgetRoot(parent, 'status');
   const requests = new Requester(model, 's', TIMEOUT_MS);
@@ -54,12 +63,13 @@ function render({ model, el: parent }: IRenderProps<StatusWidgetState>): () => v
       return;
     }
     row(root, 'trust', details.trusted ? 'trusted' : 'not trusted', details.trusted ? 'ok' : 'bad');
-    if (!details.trusted && !model.get('dismissed')) {
+    const withheld = details.withheld ?? [];
+    if (needsTrustBanner(details) && !model.get('dismissed')) {
       new TrustBanner(el('div', 'jp-zengine-trust-host', null, root), (_folder, trust) =>
         requests.request({ kind: 'trust_answer', trust })
       ).show({
         folder: info.project,
-        withheld: (details.withheld ?? []).map(withheldLine),
+        withheld: withheld.map(withheldLine),
         problem: details.trust_problem
       });
     }

@@ -7,7 +7,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from zengine_jupyter.protocol import CheckLogRecord, CheckRecorded, CheckSpec, VerificationChanged
+from zengine_jupyter.protocol import (
+    CheckLogRecord,
+    CheckRecorded,
+    CheckSpec,
+    VerificationChanged,
+    VerificationRecord,
+)
 from zengine_jupyter.verify import RunCheckOptions, discover_checks, merge_checks, run_check
 
 if TYPE_CHECKING:
@@ -105,7 +111,10 @@ class Reporter:
     turn_id: str | None
 
     def badge(self, outcome: VerificationOutcome) -> None:
-        self.journal.publish(
+        """Journal the badge (a view rebuilt from the log shows it), then publish it."""
+        self.journal.record(
+            VerificationRecord(badge=outcome.badge.value, reason=outcome.reason,
+                               turn_id=self.turn_id),
             VerificationChanged(session_id=self.session_id, turn_id=self.turn_id,
-                                badge=outcome.badge.value, reason=outcome.reason)
+                                badge=outcome.badge.value, reason=outcome.reason),
         )  # fmt: skip

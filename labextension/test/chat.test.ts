@@ -1,0 +1,175 @@
+import { describe, expect, it, vi } from 'vitest';
+
+import { EngineEvent, LogRecord, Snapshot } from '../src/protocol';
+import { ChatView, checkSummary, noticeText, oneDecimal } from '../src/ui/chat';
+import { StatusBar } from '../src/ui/status';
+import { host, texts } from './helpers';
+
+const S = { session_id: 's1', turn_id: 't1' };
+const TS = { ts: '2026-01-01T00:00:00Z' };
+const EDIT = { path: 'p.py', old_string: 'RATE = 1', new_string: 'RATE = 2' };
+const DIFF = '--- a/p.py\n+++ b/p.py\n@@ -1 +1 @@\n-RATE = 1\n+RATE = 2';
+const CHECK = {
+  check_id: 'rate',
+  kind: 'test' as const,
+  command: ['python', '-c', 'x'],
+  exit_code: 0,
+  passed: true,
+  counts: { passed: 3, failed: null, skipped: 1, errors: 0 },
+  duration_s: 0.42,
+  output_tail: '',
+  fingerprint_before: 'f',
+  fingerprint_after: 'f',
+  started: TS.ts,
+  finished: TS.ts
+};
+/** What engine/verify/_checks.py summary() writes for CHECK. */
+const LINE = 'PASS rate (exit 0, 0.4 s): 3 passed, 1 skipped';
+const REWOUND = {
+  ...S,
+  kind: 'rewound' as const,
+  result: { to_turn_id: 't1', prompt: 'set RATE', conversation: true, messages_removed: 4 },
+  text: 'rewound the conversation to before "set RATE": 4 messages removed\nfiles: untouched',
+  warnings: []
+};
+
+function view(): { chat: ChatView; bar: StatusBar; root: HTMLElement } {
+  const root = host();
+  const bar = new StatusBar(root, vi.fn());
+  const chat = new ChatView(root, {
+    markdown: null,
+    status: bar,
+    answer: vi.fn(),
+    rewind: vi.fn()
+  });
+  return { chat, bar, root };
+}
+
+/** The words a reader compares: card heads, diffs, check lines, the badge, rewinds. */
+function words(root: HTMLElement): Record<string, string[]> {
+  return {
+    heads: texts(root, '.jp-zengine-tool-head'),
+    diffs: texts(root, '.jp-zengine-diff'),
+    checks: texts(root, '.jp-zengine-check'),
+    badge: texts(root, '.jp-zengine-badge'),
+    rewinds: texts(root, '.jp-zengine-item-rewind')
+  };
+}
+
+const LIVE: EngineEvent[] = [
+  { ...S, kind: 'turn_started', prompt: 'set RATE' },
+  { ...S, kind: 'tool_call_proposed', call_id: 'c1', tool: 'Edit', arguments: EDIT,
+    summary: 'p.py' }, // prettier-ignore
+  { ...S, kind: 'tool_call_finished', call_id: 'c1', is_error: false, output: 'ok',
+    diff: DIFF }, // prettier-ignore
+  { ...S, kind: 'tool_call_proposed', call_id: 'c2', tool: 'Verify',
+    arguments: { checks: ['rate'] }, summary: 'Verify {"checks": ["rate"]}' }, // prettier-ignore
+  { ...S, kind: 'check_recorded', check_id: 'rate', passed: true, summary: LINE },
+  { ...S, kind: 'verification_changed', badge: 'verified', reason: 'rate passed after the edit' },
+  { ...S, kind: 'tool_call_finished', call_id: 'c2', is_error: false, output: 'PASS' },
+  { ...S, kind: 'turn_ended', status: 'completed' }
+];
+
+const RECORDS: LogRecord[] = [
+  { ...TS, id: 'r1', kind: 'turn_start', turn_id: 't1' },
+  { ...TS, id: 'r2', kind: 'message', role: 'user', text: 'set RATE' },
+  { ...TS, id: 'r3', kind: 'message', role: 'assistant', text: '',
+    tool_calls: [{ id: 'c1', name: 'Edit', input: EDIT }] }, // prettier-ignore
+  { ...TS, id: 'r4', kind: 'tool_result', tool_call_id: 'c1', name: 'Edit', output: 'ok',
+    diff: DIFF }, // prettier-ignore
+  { ...TS, id: 'r5', kind: 'message', role: 'assistant', text: '',
+    tool_calls: [{ id: 'c2', name: 'Verify', input: { checks: ['rate'] } }] }, // prettier-ignore
+  { ...TS, id: 'r6', kind: 'check', check: CHECK },
+  { ...TS, id: 'r7', kind: 'verification', badge: 'verified',
+    reason: 'rate passed after the edit' }, // prettier-ignore
+  { ...TS, id: 'r8', kind: 'tool_result', tool_call_id: 'c2', name: 'Verify', output: 'PASS' },
+  { ...TS, id: 'r9', kind: 'turn_end', turn_id: 't1', status: 'completed' }
+];
+
+function snapshot(records: LogRecord[]): Snapshot {
+  return { v: 1, kind: 'snapshot', session_id: 's1', records, pending: [] } as Snapshot;
+}
+
+describe('a turn live and rebuilt from the log', () => {
+  it('reads the same: card heads, the real diff, the check line, the badge', () => {
+    const live = view();
+    LIVE.forEach(event => live.chat.apply(event));
+    const rebuilt = view();
+    rebuilt.chat.reset(snapshot(RECORDS));
+    expect(words(rebuilt.root)).toEqual(words(live.root));
+    expect(words(live.root)).toMatchObject({
+      heads: ['Editp.pydone', 'Verifyratedone'],
+      checks: [LINE],
+      badge: ['Verified: rate passed after the edit']
+    });
+    expect(words(rebuilt.root).diffs[0]).toContain('@@ -1 +1 @@');
+  });
+
+  it('an old log without diff or verification records keeps the fallbacks', () => {
+    const old = RECORDS.filter(r => r.kind !== 'verification').map(r =>
+      r.kind === 'tool_result' ? { ...r, diff: undefined } : r
+    );
+    const { chat, root } = view();
+    chat.reset(snapshot(old));
+    expect(texts(root, '.jp-zengine-badge')).toEqual(['Checks passed (from the log)']);
+    expect(texts(root, '.jp-zengine-diff')[0]).toBe('--- p.py\n+++ p.py\n-RATE = 1\n+RATE = 2\n');
+  });
+});
+
+describe('checkSummary', () => {
+  it('words a record as the engine does', () => {
+    expect(checkSummary(CHECK)).toBe(LINE);
+    expect(checkSummary({ ...CHECK, passed: false, exit_code: null, counts: {} })).toBe(
+      'FAIL rate (stopped at its deadline, 0.4 s)'
+    );
+    expect(checkSummary({ ...CHECK, exit_code: 1, duration_s: 12, counts: undefined })).toBe(
+      'PASS rate (exit 1, 12.0 s)'
+    );
+  });
+});
+
+describe('oneDecimal', () => {
+  it("rounds as Python's .1f: exact ties to even", () => {
+    // python -c 'print([f"{x:.1f}" for x in (0.25, 0.75, 1.25, 2.5, 0.15, 0.35, 0.42, 12)])'
+    expect([0.25, 0.75, 1.25, 2.5, 0.15, 0.35, 0.42, 12].map(oneDecimal)).toEqual([
+      '0.2', '0.8', '1.2', '2.5', '0.1', '0.3', '0.4', '12.0'
+    ]); // prettier-ignore
+  });
+});
+
+describe('noticeText', () => {
+  it('puts a multi-line text under its topic, a one-line text after it', () => {
+    expect(noticeText('/mode', 'plan')).toBe('/mode: plan');
+    expect(noticeText('/checks', 'a\nb')).toBe('/checks:\na\nb');
+  });
+});
+
+describe('a rewind', () => {
+  it('shows the headline then the engine words, once, from the event', () => {
+    const { chat, root } = view();
+    chat.apply(REWOUND);
+    expect(texts(root, '.jp-zengine-item-rewind .jp-zengine-rewind-result-title')).toEqual([
+      'Rewound the conversation to before “set RATE”.'
+    ]);
+    expect(texts(root, '.jp-zengine-item-rewind .jp-zengine-rewind-text')).toEqual([REWOUND.text]);
+    expect(root.querySelectorAll('.jp-zengine-item-rewind')).toHaveLength(1);
+  });
+
+  it('survives the snapshot a conversation rewind is followed by', () => {
+    const { chat, root } = view();
+    chat.reset(snapshot(RECORDS));
+    chat.apply(REWOUND);
+    const before = texts(root, '.jp-zengine-item-rewind');
+    chat.reset(snapshot([{ ...TS, id: 'r10', kind: 'rewind', to_turn_id: 't1' }]));
+    expect(texts(root, '.jp-zengine-item-rewind')).toEqual(before);
+    expect(root.querySelectorAll('.jp-zengine-tool')).toHaveLength(0);
+  });
+
+  it('shows a warning once, not again among the text lines', () => {
+    const { chat, root } = view();
+    const warning = 'also reverted changes another chat made since: a.py (chat x · s2)';
+    chat.apply({ ...REWOUND, text: `files put back\n${warning}`, warnings: [warning] });
+    expect(texts(root, '.jp-zengine-rewind-text')).toEqual(['files put back']);
+    expect(texts(root, '.jp-zengine-rewind-warning')).toEqual([warning]);
+  });
+});
