@@ -19,6 +19,7 @@ from zengine_jupyter.llm._cost import (
 )
 from zengine_jupyter.llm._endpoint import (
     ANTHROPIC_URL,
+    DEFAULT_MODELS,
     OPENAI_URL,
     Adapter,
     CallSpec,
@@ -35,6 +36,7 @@ from zengine_jupyter.llm._keys import (
     provider_key_var,
     resolve_key,
 )
+from zengine_jupyter.llm._local import LOCAL_TIMEOUT_S, find_local_servers, server_models
 from zengine_jupyter.llm._options import (
     ModelPrice,
     Pricing,
@@ -44,6 +46,7 @@ from zengine_jupyter.llm._options import (
     Role,
     Timeouts,
 )
+from zengine_jupyter.llm._probe import PROBE_PROMPT, probe_model
 from zengine_jupyter.llm._replay import (
     REPLAY_MODEL,
     RecordingClient,
@@ -56,8 +59,11 @@ from zengine_jupyter.llm._sse import SSEDecoder, aiter_sse
 __all__ = [
     "ANTHROPIC_URL",
     "BUILTIN_PRICES",
+    "DEFAULT_MODELS",
+    "LOCAL_TIMEOUT_S",
     "MODELS_DEV_URL",
     "OPENAI_URL",
+    "PROBE_PROMPT",
     "REPLAY_MODEL",
     "ZENGINE_KEY_VAR",
     "Adapter",
@@ -90,11 +96,14 @@ __all__ = [
     "check_cost_cap",
     "detect_endpoint",
     "expect_of",
+    "find_local_servers",
     "host_of",
     "is_local_host",
     "price_usage",
+    "probe_model",
     "provider_key_var",
     "read_cassette",
     "replay_cassette",
     "resolve_key",
+    "server_models",
 ]
