@@ -90,7 +90,7 @@ export function priceText(model: SetupModel): string {
 
 /** One option's words: `claude-sonnet-4-6 · 200k context · $3 / $15 per 1M tokens`. */
 export function modelLabel(model: SetupModel, local = false): string {
-  if (local && !model.context && model.input_price === null) {
+  if (local && !model.context && (model.input_price ?? null) === null) {
     return model.id; // a local server's model: no catalog entry, no price
   }
   return `${model.id} · ${contextText(model.context)} · ${priceText(model)}`;
