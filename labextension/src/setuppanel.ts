@@ -45,7 +45,8 @@ export class SetupSection {
       close: () => this.close(),
       saved: text => {
         this._host.dataset.configured = 'true';
-        this._saved(text);
+        this._saved(text); // the words stay in the conversation; the view closes
+        this.close();
       }
     });
     this._toggle.setAttribute('aria-expanded', 'true');

@@ -253,7 +253,7 @@ export class SetupView {
     this._result.replaceChildren();
     this._fill([], '');
     if (provider === 'local') {
-      this._showLocal();
+      this._showLocal(current?.provider === 'local' ? (current.model ?? null) : null);
     } else if (remote || this._url.value) {
       await this._loadModels(current?.model ?? null);
     } else {
@@ -262,7 +262,7 @@ export class SetupView {
     }
   }
 
-  private _showLocal(): void {
+  private _showLocal(preferred: string | null = null): void {
     const list = el('ul', 'jp-zengine-setup-servers', null, this._localRow);
     const found = this._servers.filter(s => s.found);
     for (const server of this._servers) {
@@ -285,17 +285,17 @@ export class SetupView {
     }
     button(this._localRow, 'jp-zengine-setup-find', 'Look again', () => void this._findAgain());
     if (found.length) {
-      this._pickServer(found[0]);
+      this._pickServer(found[0], preferred);
     } else {
       this._modelsNote.textContent =
         'No local server found: start Ollama (port 11434) or LM Studio’s server (port 1234), then Look again.';
     }
   }
 
-  private _pickServer(server: LocalServer): void {
+  private _pickServer(server: LocalServer, preferred: string | null = null): void {
     this._url.value = server.base_url;
     const models = (server.models ?? []).map((id): SetupModel => ({ id }));
-    this._fill(models, `${models.length} models on ${server.name}`, null, true);
+    this._fill(models, `${models.length} models on ${server.name}`, preferred, true);
   }
 
   private async _findAgain(): Promise<void> {
