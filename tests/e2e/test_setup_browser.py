@@ -105,9 +105,10 @@ def test_setup_from_nothing_local_server_key_and_widget(
         assert view.get_attribute("data-provider") == "local"
         lmstudio = view.locator('.jp-zengine-setup-server[data-name="LM Studio"]')
         assert f"localhost:{local.port}/v1 · 2 models" in lmstudio.inner_text()
-        assert view.locator('.jp-zengine-setup-server[data-name="Ollama"]').get_attribute(
-            "data-found"
-        ) == "false"
+        assert (
+            view.locator('.jp-zengine-setup-server[data-name="Ollama"]').get_attribute("data-found")
+            == "false"
+        )
         _shot(page.locator(PANEL), "panel-light")
 
         # a model from the server's list, Test, Use it
