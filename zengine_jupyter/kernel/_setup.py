@@ -33,8 +33,8 @@ __all__ = ["NOTHING_CONFIGURED", "answer_setup", "show_setup"]
 _WIDGET_ID = "zengine_jupyter.kernel.SetupWidget"
 NOTHING_CONFIGURED = (
     "No model is connected yet. Choose one here (Anthropic, OpenAI, an OpenAI-compatible URL "
-    "or a local Ollama / LM Studio), or set ANTHROPIC_API_KEY or OPENAI_API_KEY before "
-    "starting Jupyter."
+    "or a local Ollama / LM Studio), set ANTHROPIC_API_KEY or OPENAI_API_KEY before starting "
+    "Jupyter, or replay a recording (%env ZENGINE_CASSETTE=FILE)."
 )
 _TEXT = "zengine setup: `%zengine setup` in JupyterLab shows the provider setup view"
 
