@@ -189,7 +189,15 @@ async def setup_store_key(
     text = key.get_secret_value().strip()
     if not text:
         raise ProviderSetupError("the key is empty: nothing was stored", hint="paste the key")
-    host = _host(provider, base_url)
+    if base_url and text in base_url:  # never stored under, or echoed as, a host name
+        raise ProviderSetupError(
+            "the URL field holds the key: nothing was stored",
+            hint="put the server's URL in the URL field and the key in the key field",
+        )
+    try:
+        host = _host(provider, base_url)
+    except ProviderError as exc:  # its words may quote the URL: never the key
+        raise ProviderSetupError(exc.message.replace(text, "[redacted]"), hint=exc.hint) from None
     await asyncio.to_thread(AuthStore().set, host, Secret(text))
     return await asyncio.to_thread(_key_status, host)
 
