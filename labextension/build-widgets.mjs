@@ -12,6 +12,7 @@ await build({
     turn: 'src/widgets/turn.ts',
     status: 'src/widgets/status.ts',
     rewind: 'src/widgets/rewind.ts',
+    setup: 'src/widgets/setup.ts',
     widgets: 'style/widgets.css'
   },
   outdir,

@@ -111,7 +111,7 @@ def test_the_wheel_ships_the_built_panel_and_widgets_and_works_without_node(tmp_
     assert not [n for n in names if n.startswith("zengine_jupyter/labextension/")]
     # the cell widgets' bundles travel inside the package (the kernel reads them as strings)
     widgets = {f"zengine_jupyter/kernel/_widgets/{n}" for n in
-               ("turn.js", "status.js", "rewind.js", "widgets.css")}  # fmt: skip
+               ("turn.js", "status.js", "rewind.js", "setup.js", "widgets.css")}  # fmt: skip
     assert widgets <= set(names), sorted(widgets - set(names))
 
     # pip-install it into a fresh, empty environment and list it there with no node on PATH
@@ -182,5 +182,5 @@ def test_js_unit_tests_stay_out_of_the_built_panel() -> None:
     assert "test" not in hashed.split()
     assert "eslint.config.mjs" not in hashed
     tested = {p.name for p in (REPO / "labextension" / "test").glob("*.test.ts")}
-    units = ("approvals", "dom", "rewind", "status", "toolcard", "widgets")
+    units = ("approvals", "dom", "rewind", "setup", "status", "toolcard", "widgets")
     assert {f"{n}.test.ts" for n in units} <= tested

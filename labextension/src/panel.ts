@@ -20,6 +20,7 @@ import { CodeRestore, KernelMessage, Reply, WIRE_VERSION } from './protocol';
 import { rendermimeMarkdown } from './rendermime';
 import { RewindScope } from './ui/rewind';
 import { SessionsView } from './sessions';
+import { SetupSection } from './setuppanel';
 import { StatusBar } from './ui/status';
 import { TrustBanner } from './ui/trust';
 
@@ -64,6 +65,12 @@ export class ZenginePanel extends Widget {
     this._version = el('div', 'jp-zengine-version', null, header);
     this._notebook = el('div', 'jp-zengine-notebook', null, header);
 
+    this._setup = new SetupSection(
+      header,
+      el('div', 'jp-zengine-setup-area', null, this.node),
+      body => this._request(body),
+      text => this._chat.line('notice', text)
+    );
     this._trust = new TrustBanner(
       el('div', 'jp-zengine-trust-host', null, this.node),
       (folder, trust) => this._request({ kind: 'trust_answer', folder, trust })
@@ -172,6 +179,7 @@ export class ZenginePanel extends Widget {
     this._connections++;
     this.node.dataset.connections = String(this._connections);
     await this._subscribe(this._sessionId);
+    await this._setup.check();
   }
 
   /** The chat's cost and title from its meta.json (usage records are not in a snapshot). */
@@ -392,6 +400,7 @@ export class ZenginePanel extends Widget {
   private _status: HTMLElement;
   private _version: HTMLElement;
   private _notebook: HTMLElement;
+  private _setup: SetupSection;
   private _trust: TrustBanner;
   private _bar: StatusBar;
   private _chat: ChatView;

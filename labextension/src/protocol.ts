@@ -17,6 +17,12 @@ export type PanelRequest =
   | ListSessionsRequest
   | McpStatusRequest
   | RewindRequest
+  | SetupFindLocal
+  | SetupKeyRequest
+  | SetupModelsRequest
+  | SetupSaveRequest
+  | SetupStateRequest
+  | SetupTestRequest
   | SubmitRequest
   | SubscribeRequest
   | TrustAnswer;
@@ -73,6 +79,12 @@ export type LogRecord =
 export type WidgetRequest =
   | ReplayRequest
   | RewindClick
+  | SetupFindLocal
+  | SetupKeyRequest
+  | SetupModelsRequest
+  | SetupSaveRequest
+  | SetupStateRequest
+  | SetupTestRequest
   | StatusTrustAnswer
   | TurnApprovalAnswer
   | TurnInterrupt
@@ -303,6 +315,15 @@ export interface InterruptRequest {
 }
 
 /**
+ * Whether a key is at hand for a host (never the key).
+ */
+export interface KeyStatus {
+  host: string;
+  source?: string | null;
+  needed?: boolean;
+}
+
+/**
  * The slash commands the input box completes (built-ins and ``/mcp__<server>__<prompt>``);
  * answered in ``Reply.commands``.
  */
@@ -319,6 +340,17 @@ export interface ListSessionsRequest {
   v: 1;
   id: string;
   kind: 'list_sessions';
+}
+
+/**
+ * One place a local server was looked for.
+ */
+export interface LocalServer {
+  name: string;
+  base_url: string;
+  found: boolean;
+  models?: string[];
+  error?: string | null;
 }
 
 /**
@@ -481,6 +513,7 @@ export interface Reply {
   text?: string | null;
   commands?: SlashCommand[] | null;
   restore?: CodeRestore | null;
+  setup?: SetupAnswer | null;
 }
 
 /**
@@ -629,6 +662,140 @@ export interface SessionRecord {
   format?: number;
   project?: string | null;
   imported_from?: 'v1' | null;
+}
+
+/**
+ * The setup part of a reply: the field the request asked for is set.
+ */
+export interface SetupAnswer {
+  state?: SetupCurrent | null;
+  servers?: LocalServer[] | null;
+  models?: SetupModel[] | null;
+  models_note?: string | null;
+  key?: KeyStatus | null;
+  test?: SetupTestResult | null;
+  saved?: SetupSaved | null;
+}
+
+/**
+ * A provider and model as the view picked them.
+ */
+export interface SetupChoice {
+  provider: 'anthropic' | 'openai' | 'compatible' | 'local';
+  base_url?: string | null;
+  model: string;
+}
+
+/**
+ * What the chats use now.
+ */
+export interface SetupCurrent {
+  configured: boolean;
+  problem?: string | null;
+  hint?: string | null;
+  provider?: 'anthropic' | 'openai' | 'compatible' | 'local' | 'replay' | null;
+  base_url?: string | null;
+  model?: string | null;
+  key?: KeyStatus | null;
+  recording?: string | null;
+  settings_path: string;
+  overrides?: string[];
+}
+
+/**
+ * Look for Ollama and LM Studio on localhost (``SetupAnswer.servers``).
+ */
+export interface SetupFindLocal {
+  v: 1;
+  id: string;
+  kind: 'setup_find_local';
+}
+
+/**
+ * Store ``key`` in auth.json for the host the provider's endpoint is on.
+ */
+export interface SetupKeyRequest {
+  v: 1;
+  id: string;
+  kind: 'setup_key';
+  provider: 'anthropic' | 'openai' | 'compatible' | 'local';
+  base_url?: string | null;
+  key: string;
+}
+
+/**
+ * A model to choose, with what the catalog knows (None: unknown).
+ */
+export interface SetupModel {
+  id: string;
+  context?: number | null;
+  input_price?: number | null;
+  output_price?: number | null;
+}
+
+/**
+ * The models to choose from (``SetupAnswer.models``): the catalog's for anthropic and
+ * openai, the server's ``/models`` list for a compatible or local URL.
+ */
+export interface SetupModelsRequest {
+  v: 1;
+  id: string;
+  kind: 'setup_models';
+  provider: 'anthropic' | 'openai' | 'compatible' | 'local';
+  base_url?: string | null;
+}
+
+/**
+ * Write the choice to the user's settings.toml and reload open chats.
+ */
+export interface SetupSaveRequest {
+  v: 1;
+  id: string;
+  kind: 'setup_save';
+  choice: SetupChoice;
+}
+
+export interface SetupSaved {
+  path: string;
+  text: string;
+}
+
+/**
+ * What is configured now (answered in ``SetupAnswer.state``).
+ */
+export interface SetupStateRequest {
+  v: 1;
+  id: string;
+  kind: 'setup_state';
+}
+
+/**
+ * Send one tiny request to the chosen model (``SetupAnswer.test``).
+ */
+export interface SetupTestRequest {
+  v: 1;
+  id: string;
+  kind: 'setup_test';
+  choice: SetupChoice;
+}
+
+export interface SetupTestResult {
+  ok: boolean;
+  model: string;
+  answer?: string;
+  error?: string | null;
+  hint?: string | null;
+  seconds?: number;
+}
+
+/**
+ * The setup widget's traits (``%zengine setup``, or ``%load_ext`` with nothing set up);
+ * built without pydantic at ``%load_ext``.
+ */
+export interface SetupWidgetState {
+  v: 1;
+  notice?: string;
+  saved?: string;
 }
 
 /**
@@ -1052,6 +1219,7 @@ export interface WidgetReply {
   hint?: string | null;
   points?: RewindPointView[] | null;
   result?: RewindOutcome | null;
+  setup?: SetupAnswer | null;
 }
 
 /**

@@ -15,7 +15,7 @@ from zengine_jupyter.kernel import _esm
 if TYPE_CHECKING:
     from collections.abc import Iterator
 
-BUNDLES: tuple[_esm.WidgetBundle, ...] = ("turn", "status", "rewind")
+BUNDLES: tuple[_esm.WidgetBundle, ...] = ("turn", "status", "rewind", "setup")
 
 
 @pytest.fixture

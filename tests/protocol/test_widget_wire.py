@@ -25,6 +25,7 @@ from zengine_jupyter.protocol import (
     EngineError,
     RewindWidgetRequest,
     RewindWidgetState,
+    SetupWidgetRequest,
     StatusDetails,
     StatusWidgetRequest,
     StatusWidgetState,
@@ -58,7 +59,15 @@ REQUESTS: list[dict[str, Any]] = [
     {"v": 1, "kind": "refresh", "id": "s1"},
     {"v": 1, "kind": "trust_answer", "id": "s2", "trust": True},
     {"v": 1, "kind": "rewind", "id": "r2", "to": "t1", "what": "code"},
-]
+    {"v": 1, "kind": "setup_state", "id": "s1"},
+    {"v": 1, "kind": "setup_find_local", "id": "s2"},
+    {"v": 1, "kind": "setup_models", "id": "s3", "provider": "anthropic"},
+    {"v": 1, "kind": "setup_test", "id": "s5",
+     "choice": {"provider": "local", "base_url": "http://localhost:1234/v1", "model": "q"}},
+    {"v": 1, "kind": "setup_save", "id": "s6", "choice": {"provider": "openai", "model": "gpt-5"}},
+]  # fmt: skip
+KEY_REQUEST = {"v": 1, "kind": "setup_key", "id": "s4", "provider": "openai", "key": "sk-1"}
+"""A pasted key: parsed, but never dumped (masked), so it has no plain round trip."""
 
 _POINT = {
     "number": 1,
@@ -103,9 +112,12 @@ def _members(union: Any) -> list[type[BaseModel]]:
 
 
 def test_every_request_kind_has_an_example_that_round_trips() -> None:
-    assert {r["kind"] for r in REQUESTS} == {
+    assert {r["kind"] for r in [*REQUESTS, KEY_REQUEST]} == {
         m.model_fields["kind"].default for m in _members(WidgetRequest)
     }
+    key = requests.validate_python(KEY_REQUEST)
+    assert key.model_dump(mode="json")["key"] == "**********"
+    assert key.key.get_secret_value() == "sk-1"
     for raw in REQUESTS:
         parsed = requests.validate_python(raw)
         assert parsed.model_dump(mode="json", exclude_unset=True) == raw
@@ -119,13 +131,16 @@ def test_each_widget_takes_only_its_own_requests() -> None:
             ("turn", TurnWidgetRequest),
             ("status", StatusWidgetRequest),
             ("rewind", RewindWidgetRequest),
+            ("setup", SetupWidgetRequest),
         )
     }
     assert taken == {
         "turn": {"replay", "interrupt", "approval_answer"},
         "status": {"refresh", "trust_answer"},
         "rewind": {"refresh", "rewind"},
-    }
+        "setup": {"setup_state", "setup_find_local", "setup_models", "setup_key", "setup_test",
+                  "setup_save"},
+    }  # fmt: skip
     answer = requests.validate_python(REQUESTS[2])
     assert isinstance(answer, TurnApprovalAnswer)
     assert answer.decision == ApprovalDecision(action="always_allow", rule="Bash(ls)")

@@ -52,7 +52,16 @@ REQUESTS: list[dict[str, Any]] = [
     {"v": 1, "kind": "mcp_status", "id": "p10"},
     {"v": 1, "kind": "list_commands", "id": "p11"},
     {"v": 1, "kind": "command", "id": "p12", "name": "model", "args": "opus"},
-]
+    {"v": 1, "kind": "setup_state", "id": "p13"},
+    {"v": 1, "kind": "setup_find_local", "id": "p14"},
+    {"v": 1, "kind": "setup_models", "id": "p15", "provider": "local",
+     "base_url": "http://localhost:11434/v1"},
+    {"v": 1, "kind": "setup_key", "id": "p16", "provider": "anthropic", "key": "sk-ant-x"},
+    {"v": 1, "kind": "setup_test", "id": "p17",
+     "choice": {"provider": "openai", "model": "gpt-5"}},
+    {"v": 1, "kind": "setup_save", "id": "p18",
+     "choice": {"provider": "compatible", "base_url": "https://h/v1", "model": "m"}},
+]  # fmt: skip
 
 
 def _union_members(union: object) -> list[type[BaseModel]]:
@@ -64,6 +73,12 @@ def test_every_request_kind_has_an_example_that_round_trips() -> None:
     assert {r["kind"] for r in REQUESTS} == kinds
     for raw in REQUESTS:
         parsed = requests.validate_python(raw)
+        if raw["kind"] == "setup_key":  # a pasted key never dumps: it is masked
+            masked = {**raw, "key": "**********"}
+            assert parsed.model_dump(mode="json", exclude_unset=True) == masked
+            assert parsed.key.get_secret_value() == raw["key"]
+            assert raw["key"] not in repr(parsed)
+            continue
         assert parsed.model_dump(mode="json", exclude_unset=True) == raw
         assert requests.validate_json(parsed.model_dump_json()) == parsed
 

@@ -35,6 +35,7 @@ if TYPE_CHECKING:
         may_run_automatic_checks,
         trusted_grants,
     )
+    from zengine_jupyter.config._first_run import DEFAULT_KEY_VARS, provider_configured
     from zengine_jupyter.config._glob import compile_glob
     from zengine_jupyter.config._layers import ENV_OVERRIDES, Layer, env_layer, layer_path
     from zengine_jupyter.config._reference import render_reference
@@ -83,6 +84,7 @@ if TYPE_CHECKING:
     )
     from zengine_jupyter.config._trust import TrustStore
     from zengine_jupyter.config._write import add_permission_rule, add_rule_to_layer
+    from zengine_jupyter.config._write_provider import write_provider_choice
 
 _LAZY = {
     "APPLIED": "_restrict",
@@ -94,6 +96,7 @@ _LAZY = {
     "CommandGrants": "_extensions",
     "ContextSettings": "_schema",
     "DecisionsSettings": "_schema",
+    "DEFAULT_KEY_VARS": "_first_run",
     "ENV_OVERRIDES": "_layers",
     "EffectiveSettings": "_effective",
     "HookSettings": "_schema_tools",
@@ -141,11 +144,14 @@ _LAZY = {
     "settings_files": "_reload",
     "trust_workspace": "_effective",
     "trusted_grants": "_extensions",
+    "provider_configured": "_first_run",
+    "write_provider_choice": "_write_provider",
 }
 
 __all__ = [
     "APPLIED",
     "CAPPED",
+    "DEFAULT_KEY_VARS",
     "ENV_OVERRIDES",
     "HOME_ENV",
     "MODE_LOOSENESS",
@@ -195,6 +201,7 @@ __all__ = [
     "load_settings",
     "may_run_automatic_checks",
     "notebook_path",
+    "provider_configured",
     "read_layers",
     "reload_settings",
     "render_reference",
@@ -205,6 +212,7 @@ __all__ = [
     "trust_workspace",
     "trusted_grants",
     "user_config_dir",
+    "write_provider_choice",
 ]
 
 _lazy_getattr, _lazy_dir = _lazy_exports(__name__, _LAZY)

@@ -83,6 +83,10 @@ class ProviderSettings(StrictModel):
     relative to the kernel's working directory."""
     record: str | None = None
     """Also write the live provider's answers to this cassette (set by zengine cassette record)."""
+    ollama_port: int = Field(default=11434, ge=1, le=65535)
+    """Port on localhost where the setup view looks for Ollama (GET /api/tags)."""
+    lmstudio_port: int = Field(default=1234, ge=1, le=65535)
+    """Port on localhost where the setup view looks for LM Studio (GET /v1/models)."""
 
     _check_url = field_validator("base_url")(_http_url)
 

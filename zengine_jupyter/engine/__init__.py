@@ -40,6 +40,14 @@ from zengine_jupyter.engine._rewind import (
 )
 from zengine_jupyter.engine._roles import ModelRoles
 from zengine_jupyter.engine._session import Session, SessionOptions, TurnInProgressError
+from zengine_jupyter.engine._setup import (
+    setup_find_local,
+    setup_models,
+    setup_save,
+    setup_state,
+    setup_store_key,
+    setup_test,
+)
 from zengine_jupyter.engine._titles import TITLE_CHARS, TITLE_SYSTEM, clean_title
 from zengine_jupyter.engine._turn import MAX_STEPS, TurnOutcome
 from zengine_jupyter.engine._wellformed import (
@@ -104,6 +112,12 @@ __all__ = [
     "rewind",
     "rewind_chat",
     "rewind_points",
+    "setup_find_local",
+    "setup_models",
+    "setup_save",
+    "setup_state",
+    "setup_store_key",
+    "setup_test",
     "window_of",
     "with_other_chats",
 ]

@@ -17,7 +17,7 @@ from typing import Literal
 __all__ = ["WIDGETS_DIR", "WidgetBundle", "widget_css", "widget_esm"]
 
 WIDGETS_DIR = Path(__file__).parent / "_widgets"
-WidgetBundle = Literal["turn", "status", "rewind"]
+WidgetBundle = Literal["turn", "status", "rewind", "setup"]
 
 _HOW = "run `jlpm build` in labextension/ (scripts/test and scripts/start do it)"
 

@@ -35,6 +35,7 @@ def load_ipython_extension(ipython: InteractiveShell) -> None:
     """Called by ``%load_ext zengine``; loading twice only shows the status again."""
     attach(ipython)
     _loaded[ipython].magics.status.show(full=False)
+    _loaded[ipython].magics.offer_setup()
 
 
 def attach(ipython: InteractiveShell) -> None:

@@ -38,8 +38,37 @@ class ZengineMagics(Magics):
 
     @line_magic
     def zengine(self, line: str) -> None:
-        """Show zengine's status: project, trust (and what is withheld), model, sandbox, MCP."""
+        """Show zengine's status: project, trust (and what is withheld), model, sandbox, MCP.
+
+        ``%zengine setup`` shows the provider setup view: choose a provider and a model."""
+        if line.strip() == "setup":
+            self.show_setup()
+            return
+        if line.strip():
+            display({"text/plain": f"zengine: unknown argument {line.strip()!r}: `%zengine` "
+                     "shows the status, `%zengine setup` the setup view"}, raw=True)  # fmt: skip
+            return
         self.status.show(full=True)
+
+    def show_setup(self, notice: str = "") -> None:
+        """The provider setup widget (closed by ``%unload_ext``)."""
+        from zengine_jupyter.kernel._setup import show_setup
+
+        self.side_widgets.append(show_setup(self.controller, notice))
+
+    def offer_setup(self) -> None:
+        """``%load_ext``: when no model is configured at all, say so and show the setup view
+        (a cheap check: no pydantic, no network)."""
+        from zengine_jupyter.config import provider_configured
+        from zengine_jupyter.kernel._setup import NOTHING_CONFIGURED
+        from zengine_jupyter.kernel._status import current_status
+
+        try:
+            configured = provider_configured(current_status().project_root)
+        except Exception:  # a broken environment: the first turn's error says more
+            return
+        if not configured:
+            self.show_setup(NOTHING_CONFIGURED)
 
     @magic_arguments()
     @argument("--session", metavar="ID", help="continue this chat")

@@ -273,6 +273,14 @@ async def _list_commands(view: PanelComm, request: Any) -> Reply:
     return _ok(request.id, commands=await slash_commands(chat.session if chat else None))
 
 
+async def _setup(view: PanelComm, request: Any) -> Reply:
+    from zengine_jupyter.kernel._setup import answer_setup
+
+    return _ok(request.id, setup=await answer_setup(view.controller, request))
+
+
+_SETUP_KINDS = ("setup_state", "setup_find_local", "setup_models", "setup_key", "setup_test",
+                "setup_save")  # fmt: skip
 _HANDLERS: dict[str, Callable[[PanelComm, Any], Awaitable[Reply]]] = {
     "subscribe": _subscribe,
     "submit": _submit,
@@ -282,5 +290,6 @@ _HANDLERS: dict[str, Callable[[PanelComm, Any], Awaitable[Reply]]] = {
     "list_sessions": _list_sessions,
     "mcp_status": _mcp_status,
     "list_commands": _list_commands,
+    **dict.fromkeys(_SETUP_KINDS, _setup),
 }
 _KINDS = frozenset({*_HANDLERS, "hello", "interrupt", "approval_answer"})

@@ -23,12 +23,14 @@ if TYPE_CHECKING:
 
 __all__ = ["WidgetName", "events_message", "parse_request", "reply_message"]
 
-WidgetName = Literal["turn", "status", "rewind"]
+WidgetName = Literal["turn", "status", "rewind", "setup"]
 _KINDS: dict[WidgetName, tuple[str, ...]] = {
     "turn": ("approval_answer", "interrupt", "replay"),
     "status": ("refresh", "trust_answer"),
     "rewind": ("refresh", "rewind"),
-}
+    "setup": ("setup_find_local", "setup_key", "setup_models", "setup_save", "setup_state",
+              "setup_test"),
+}  # fmt: skip
 
 
 @functools.cache
@@ -37,12 +39,14 @@ def _adapter(widget: WidgetName) -> TypeAdapter[Any]:
 
     from zengine_jupyter.protocol import (
         RewindWidgetRequest,
+        SetupWidgetRequest,
         StatusWidgetRequest,
         TurnWidgetRequest,
     )
 
     unions: dict[WidgetName, Any] = {"turn": TurnWidgetRequest, "status": StatusWidgetRequest,
-                                     "rewind": RewindWidgetRequest}  # fmt: skip
+                                     "rewind": RewindWidgetRequest,
+                                     "setup": SetupWidgetRequest}  # fmt: skip
     return TypeAdapter(unions[widget])
 
 

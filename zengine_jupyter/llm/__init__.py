@@ -30,6 +30,7 @@ from zengine_jupyter.llm._cost import (
 )
 from zengine_jupyter.llm._endpoint import (
     ANTHROPIC_URL,
+    DEFAULT_MODELS,
     OPENAI_URL,
     Adapter,
     CallSpec,
@@ -46,6 +47,7 @@ from zengine_jupyter.llm._keys import (
     provider_key_var,
     resolve_key,
 )
+from zengine_jupyter.llm._local import LOCAL_TIMEOUT_S, find_local_servers, server_models
 from zengine_jupyter.llm._options import (
     ModelPrice,
     Pricing,
@@ -55,6 +57,7 @@ from zengine_jupyter.llm._options import (
     Role,
     Timeouts,
 )
+from zengine_jupyter.llm._probe import PROBE_PROMPT, probe_model
 from zengine_jupyter.llm._replay import (
     REPLAY_MODEL,
     RecordingClient,
@@ -68,9 +71,12 @@ __all__ = [
     "ANTHROPIC_URL",
     "BUILTIN_PRICES",
     "CATALOG_URL_ENV",
+    "DEFAULT_MODELS",
+    "LOCAL_TIMEOUT_S",
     "MODELS_DEV_URL",
     "OPENAI_URL",
     "PRICE_UNKNOWN",
+    "PROBE_PROMPT",
     "REPLAY_MODEL",
     "SNAPSHOT_DATE",
     "ZENGINE_KEY_VAR",
@@ -109,11 +115,14 @@ __all__ = [
     "check_cost_cap",
     "detect_endpoint",
     "expect_of",
+    "find_local_servers",
     "host_of",
     "is_local_host",
     "price_usage",
+    "probe_model",
     "provider_key_var",
     "read_cassette",
     "replay_cassette",
     "resolve_key",
+    "server_models",
 ]

@@ -172,6 +172,11 @@ class Catalog:
                 return pid, raw
         return None, {}
 
+    def models_of(self, provider: str) -> list[ModelInfo]:
+        """Every model the catalog lists for ``provider`` (``anthropic``, ``openai``), by id."""
+        models = sorted(self._models(provider).items())
+        return [_info(mid, provider, raw) for mid, raw in models if isinstance(raw, dict)]
+
     def model(self, model_id: str, host: str | None = None) -> ModelInfo | None:
         """What is known about ``model_id``, preferring the provider serving ``host``."""
         provider = self.provider_for_host(host) if host else None

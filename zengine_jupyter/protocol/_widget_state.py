@@ -16,6 +16,7 @@ from zengine_jupyter.protocol._wire_version import WIRE_VERSION, WireVersion
 
 __all__ = [
     "RewindWidgetState",
+    "SetupWidgetState",
     "StatusDetails",
     "StatusInfo",
     "StatusSandbox",
@@ -94,6 +95,17 @@ class RewindWidgetState(_State):
     result: RewindOutcome | None = None
     busy: str = ""
     error: str = ""
+
+
+class SetupWidgetState(_State):
+    """The setup widget's traits (``%zengine setup``, or ``%load_ext`` with nothing set up);
+    built without pydantic at ``%load_ext``."""
+
+    v: WireVersion = WIRE_VERSION
+    notice: str = ""
+    """Why it is shown unasked (nothing is configured yet); empty for ``%zengine setup``."""
+    saved: str = ""
+    """The last save's words, so a view opened later shows it."""
 
 
 class TurnWidgetState(_State):

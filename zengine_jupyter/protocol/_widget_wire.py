@@ -14,7 +14,9 @@ traceback. Which requests a widget answers:
   over (a ``replay`` gets every event so far, with ``replay`` true);
 - status widget: :data:`StatusWidgetRequest` (``refresh``, ``trust_answer``);
 - rewind widget: :data:`RewindWidgetRequest` (``refresh``, ``rewind``); its replies carry
-  ``points`` and ``result``.
+  ``points`` and ``result``;
+- setup widget (``%zengine setup``): :data:`SetupWidgetRequest` (``setup_*``, the panel's
+  setup requests); its replies carry ``setup``.
 
 Everything else a view shows is widget state (``_widget_state.py``). The TypeScript types are
 generated with the panel's (``scripts/gen-protocol-ts``).
@@ -36,6 +38,15 @@ from pydantic import (
 from zengine_jupyter.protocol._checkpoint import RewindPoint, RewindResult
 from zengine_jupyter.protocol._events import ApprovalDecision, EngineEvent
 from zengine_jupyter.protocol._records import TurnStatus
+from zengine_jupyter.protocol._setup import (
+    SetupAnswer,
+    SetupFindLocal,
+    SetupKeyRequest,
+    SetupModelsRequest,
+    SetupSaveRequest,
+    SetupStateRequest,
+    SetupTestRequest,
+)
 from zengine_jupyter.protocol._wire_version import WIRE_VERSION, WireVersion
 
 __all__ = [
@@ -45,6 +56,7 @@ __all__ = [
     "RewindPointView",
     "RewindScope",
     "RewindWidgetRequest",
+    "SetupWidgetRequest",
     "StatusTrustAnswer",
     "StatusWidgetRequest",
     "TurnApprovalAnswer",
@@ -124,13 +136,29 @@ TurnWidgetRequest = Annotated[
 ]
 StatusWidgetRequest = Annotated[WidgetRefresh | StatusTrustAnswer, Field(discriminator="kind")]
 RewindWidgetRequest = Annotated[WidgetRefresh | RewindClick, Field(discriminator="kind")]
+SetupWidgetRequest = Annotated[
+    SetupStateRequest
+    | SetupFindLocal
+    | SetupModelsRequest
+    | SetupKeyRequest
+    | SetupTestRequest
+    | SetupSaveRequest,
+    Field(discriminator="kind"),
+]
+"""The ``%zengine setup`` widget: the same requests as the panel's setup view."""
 WidgetRequest = Annotated[
     ReplayRequest
     | TurnInterrupt
     | TurnApprovalAnswer
     | WidgetRefresh
     | StatusTrustAnswer
-    | RewindClick,
+    | RewindClick
+    | SetupStateRequest
+    | SetupFindLocal
+    | SetupModelsRequest
+    | SetupKeyRequest
+    | SetupTestRequest
+    | SetupSaveRequest,
     Field(discriminator="kind"),
 ]
 """Every request any widget view sends (each widget answers its own subset)."""
@@ -201,6 +229,8 @@ class WidgetReply(_WidgetWire):
     """rewind widget, ``refresh`` and ``rewind``: the points now."""
     result: RewindOutcome | None = None
     """rewind widget, ``rewind``: what it did."""
+    setup: SetupAnswer | None = None
+    """setup widget: the answer to a ``setup_*`` request."""
 
     @model_validator(mode="after")
     def _error_iff_failed(self) -> Self:

@@ -43,6 +43,15 @@ from zengine_jupyter.protocol._events import ApprovalDecision, ApprovalRequest, 
 from zengine_jupyter.protocol._mcp import McpServerStatus
 from zengine_jupyter.protocol._records import LogRecord
 from zengine_jupyter.protocol._sessions import SessionMeta
+from zengine_jupyter.protocol._setup import (
+    SetupAnswer,
+    SetupFindLocal,
+    SetupKeyRequest,
+    SetupModelsRequest,
+    SetupSaveRequest,
+    SetupStateRequest,
+    SetupTestRequest,
+)
 from zengine_jupyter.protocol._wire_version import WIRE_VERSION, WireVersion
 
 __all__ = [
@@ -186,7 +195,13 @@ PanelRequest = Annotated[
     | ListSessionsRequest
     | McpStatusRequest
     | ListCommandsRequest
-    | CommandRequest,
+    | CommandRequest
+    | SetupStateRequest
+    | SetupFindLocal
+    | SetupModelsRequest
+    | SetupKeyRequest
+    | SetupTestRequest
+    | SetupSaveRequest,
     Field(discriminator="kind"),
 ]
 """Everything the panel may send; tagged by ``kind``, each with an ``id``."""
@@ -265,6 +280,8 @@ class Reply(_Wire):
     """list_commands: what the input box completes."""
     restore: CodeRestore | None = None
     """rewind with code: what was put back; the panel reloads open editors of those files."""
+    setup: SetupAnswer | None = None
+    """setup_*: the provider setup's answer (``protocol/_setup.py``)."""
 
     @model_validator(mode="after")
     def _error_iff_failed(self) -> Self:

@@ -11,7 +11,8 @@ Each POST takes the next scripted ``Reply`` (``always`` sets one for every reque
 are checked the way the real APIs check them (version and auth headers, roles, tool-use /
 tool-result pairing, thinking budget, cache breakpoints) and rejected with their real 400/401
 bodies; every request is recorded, good or bad, with its headers. Responses are chunked, so
-a drop mid-stream is a broken body, as with a real connection loss. ``GET`` serves ``files``.
+a drop mid-stream is a broken body, as with a real connection loss. ``GET`` serves ``files``
+(and ``/v1/models``, the OpenAI-shaped list of ``models``).
 
 ``context_window`` (tokens, counted as the body's bytes / 4): a longer request is refused
 with the wire's real "too long" 400 and takes no reply; while it is set, each answer's usage
@@ -91,6 +92,8 @@ class ProviderServer:
         self.hostname = hostname
         self.requests: list[ReceivedRequest] = []
         self.files: dict[str, bytes] = {}
+        self.models: list[str] = []
+        """What ``GET /v1/models`` lists (the OpenAI shape), unless ``files`` has that path."""
         self.context_window: int | None = None
         self.title_requests: list[ReceivedRequest] = []
         self.title_replies: list[Reply] = []
@@ -176,6 +179,9 @@ class ProviderServer:
         if method == "GET":
             self.requests.append(ReceivedRequest(method, path, headers, body))
             content = self.files.get(path)
+            if content is None and path == "/v1/models":
+                listed = [{"id": m, "object": "model", "owned_by": "test"} for m in self.models]
+                content = json.dumps({"object": "list", "data": listed}).encode()
             if content is None:
                 await _respond(writer, 404, {"content-type": "text/plain"}, b"not found")
             else:

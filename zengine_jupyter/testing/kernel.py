@@ -72,6 +72,8 @@ class KernelHarness:
         self.manager = manager
         self.client = manager.client()
         self._stash: list[dict[str, Any]] = []
+        self.received: list[dict[str, Any]] = []
+        """Every iopub message read from the kernel, in order (to search them all)."""
         """iopub messages read while waiting for something else (a turn's widget messages
         that arrive while another cell runs)."""
 
@@ -159,6 +161,7 @@ class KernelHarness:
                 msg: dict[str, Any] = self.client.get_iopub_msg(timeout=remaining)
             except queue.Empty:
                 continue
+            self.received.append(msg)
             return msg
 
     def _collect(self, msg_id: str, timeout: float) -> ExecResult:
@@ -169,6 +172,7 @@ class KernelHarness:
             if remaining <= 0:
                 raise TimeoutError(f"kernel did not finish executing within {timeout} s")
             msg = self.client.get_iopub_msg(timeout=remaining)
+            self.received.append(msg)
             if msg["parent_header"].get("msg_id") != msg_id:
                 self._stash.append(msg)
                 continue
