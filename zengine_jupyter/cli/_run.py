@@ -17,7 +17,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from zengine_jupyter.config import PERMISSION_MODES
-from zengine_jupyter.engine import FixedApprovals, Session, SessionOptions
+from zengine_jupyter.engine import (
+    FixedApprovals,
+    Session,
+    SessionOptions,
+    check_project_folder,
+    close_discarding_unused,
+)
 from zengine_jupyter.protocol import (
     ApprovalDecision,
     ApprovalRequest,
@@ -125,9 +131,7 @@ async def _show(events: Subscription) -> None:
 
 async def _run(args: argparse.Namespace) -> int:
     project = args.project.resolve()
-    if not project.is_dir():
-        missing = "not a folder" if project.exists() else "no such folder"
-        raise ZengineError(f"{missing}: {project}", hint="give --project an existing folder")
+    check_project_folder(project)  # before anything is recorded
     session_id = args.session or (_latest_session(project) if args.cont else None)
     if args.cont and session_id is None:
         raise ZengineError(f"no earlier chat for {project}", hint="drop --continue to start one")
@@ -158,11 +162,14 @@ async def _run(args: argparse.Namespace) -> int:
         for sig in _STOP_SIGNALS:
             with contextlib.suppress(NotImplementedError, ValueError, RuntimeError):
                 loop.remove_signal_handler(sig)
-        await session.aclose()  # closes the bus: the printer drains and ends
+        # closes the bus (the printer drains and ends); a new chat the model never answered
+        # (no key, an unknown command) is not kept
+        discarded = await close_discarding_unused(session)
         await shown
     sys.stdout.write("\n")
     cost = session.meter.render()
-    sys.stderr.write(f"[chat {session.id} · {outcome.status} · cost {cost}]\n")
+    kept = "no chat was kept (the model was never reached)" if discarded else f"chat {session.id}"
+    sys.stderr.write(f"[{kept} · {outcome.status} · cost {cost}]\n")
     return _EXIT[outcome.status]
 
 

@@ -41,6 +41,11 @@ from zengine_jupyter.engine._roles import ModelRoles
 from zengine_jupyter.engine._session import Session, SessionOptions, TurnInProgressError
 from zengine_jupyter.engine._titles import TITLE_CHARS, TITLE_SYSTEM, clean_title
 from zengine_jupyter.engine._turn import MAX_STEPS, TurnOutcome
+from zengine_jupyter.engine._unused import (
+    check_project_folder,
+    close_discarding_unused,
+    never_reached_model,
+)
 from zengine_jupyter.engine._wellformed import (
     INTERRUPTED,
     MISSING_START,
@@ -80,8 +85,10 @@ __all__ = [
     "TurnInProgressError",
     "TurnOutcome",
     "build_request",
+    "check_project_folder",
     "check_request",
     "clean_title",
+    "close_discarding_unused",
     "compact",
     "describe_other_chats",
     "describe_rewind",
@@ -89,6 +96,7 @@ __all__ = [
     "find_point",
     "gc_notice",
     "is_reserved_command",
+    "never_reached_model",
     "parse_command_file",
     "points_from_log",
     "preview_points",

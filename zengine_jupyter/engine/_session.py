@@ -39,6 +39,7 @@ from zengine_jupyter.engine._roles import ModelRoles
 from zengine_jupyter.engine._task import TaskTool
 from zengine_jupyter.engine._titles import Titles
 from zengine_jupyter.engine._turn import TurnOutcome, TurnRunner
+from zengine_jupyter.engine._unused import check_project_folder
 from zengine_jupyter.engine._wiring import client_deps, provider_options
 from zengine_jupyter.engine.tools import (
     GateReads,
@@ -136,6 +137,8 @@ class Session:
         self._task: asyncio.Task[TurnOutcome] | None = None
         self._interrupting = False
         self._closed = False
+        self.created = False
+        """This open created the chat (:func:`close_discarding_unused` may delete it)."""
 
     # ------------------------------------------------------------------ opening
     @classmethod
@@ -144,6 +147,7 @@ class Session:
             raise ZengineError(f"unknown permission mode {options.mode!r}",
                                hint=f"choose from {', '.join(PERMISSION_MODES)}")  # fmt: skip
         root = options.project.resolve()
+        check_project_folder(root)  # before anything is recorded
         settings = await aload_settings(root, environ=options.environ)
         store = SessionStore()
         if options.session_id is not None:
@@ -190,6 +194,7 @@ class Session:
                 extensions=options.extensions,
             )
         )
+        session.created = options.session_id is None
         session.tools["Task"] = TaskTool(session)
         if options.mode and options.mode != state.mode:
             writer.append(ModeChangeRecord(mode=options.mode))
