@@ -152,8 +152,10 @@ async def _run(args: argparse.Namespace) -> int:
     for sig in _STOP_SIGNALS:
         with contextlib.suppress(NotImplementedError, ValueError, RuntimeError):
             loop.add_signal_handler(sig, stop)
+    failed = True
     try:
         outcome = await session.submit(args.prompt)
+        failed = outcome.status == "failed"
     except asyncio.CancelledError:
         if main is not None:
             main.uncancel()  # handled: the closing below must not be cancelled too
@@ -164,7 +166,7 @@ async def _run(args: argparse.Namespace) -> int:
                 loop.remove_signal_handler(sig)
         # closes the bus (the printer drains and ends); a new chat the model never answered
         # (no key, an unknown command) is not kept
-        discarded = await close_discarding_unused(session)
+        discarded = await close_discarding_unused(session, failed=failed)
         await shown
     sys.stdout.write("\n")
     cost = session.meter.render()

@@ -6,6 +6,7 @@ they answer approvals through an :class:`ApprovalPort`.
 
 from zengine_jupyter.engine._bus import EventBus, Subscription
 from zengine_jupyter.engine._checkpoints import CheckpointsExtension, gc_notice, retention_of
+from zengine_jupyter.engine._command_help import COMMAND_HELP, describe_command
 from zengine_jupyter.engine._commands import is_reserved_command
 from zengine_jupyter.engine._compaction import (
     COMPACT_SYSTEM,
@@ -44,6 +45,7 @@ from zengine_jupyter.engine._turn import MAX_STEPS, TurnOutcome
 from zengine_jupyter.engine._unused import (
     check_project_folder,
     close_discarding_unused,
+    is_unused,
     never_reached_model,
 )
 from zengine_jupyter.engine._wellformed import (
@@ -57,6 +59,7 @@ from zengine_jupyter.engine._wiring import provider_options
 
 __all__ = [
     "CHARS_PER_TOKEN",
+    "COMMAND_HELP",
     "COMPACT_SYSTEM",
     "DEFAULT_CONTEXT_WINDOW",
     "INTERRUPTED",
@@ -90,12 +93,14 @@ __all__ = [
     "clean_title",
     "close_discarding_unused",
     "compact",
+    "describe_command",
     "describe_other_chats",
     "describe_rewind",
     "estimate_tokens",
     "find_point",
     "gc_notice",
     "is_reserved_command",
+    "is_unused",
     "never_reached_model",
     "parse_command_file",
     "points_from_log",

@@ -13,7 +13,12 @@ from zengine_jupyter.store import SessionStore
 if TYPE_CHECKING:
     from zengine_jupyter.engine._session import Session
 
-__all__ = ["check_project_folder", "close_discarding_unused", "never_reached_model"]
+__all__ = [
+    "check_project_folder",
+    "close_discarding_unused",
+    "is_unused",
+    "never_reached_model",
+]
 
 
 def check_project_folder(root: Path) -> None:
@@ -34,9 +39,18 @@ def never_reached_model(session: Session) -> bool:
     return not any(isinstance(r, MessageRecord) and r.role == "assistant" for r in records)
 
 
-async def close_discarding_unused(session: Session) -> bool:
-    """Close ``session``; when it never reached the model, delete its folder. True if deleted."""
-    unused = never_reached_model(session)
+def is_unused(session: Session, failed: bool) -> bool:
+    """A chat this open created that the model never answered, and whose last request failed
+    (no key, an unknown command) or that holds nothing but its start (``/help``); a chat
+    holding a setting (``/mode plan``) is kept."""
+    if not never_reached_model(session):
+        return False
+    return failed or session.writer.state().records <= 1
+
+
+async def close_discarding_unused(session: Session, *, failed: bool) -> bool:
+    """Close ``session``; when :func:`is_unused`, delete its folder. True if deleted."""
+    unused = is_unused(session, failed)
     await session.aclose()
     if unused:
         store = SessionStore(Path(session.writer.folder).parent)
