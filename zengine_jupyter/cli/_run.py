@@ -60,7 +60,8 @@ def add_run_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]
     which.add_argument("--session", help="go on with this chat")
     which.add_argument("--continue", dest="cont", action="store_true",
                        help="go on with the project's most recent chat")  # fmt: skip
-    run.add_argument("--mode", choices=PERMISSION_MODES)
+    run.add_argument("--mode", choices=PERMISSION_MODES,
+                     help="the permission mode for this chat (default: the settings')")  # fmt: skip
     run.add_argument("--model", help="the model for this chat (model.main)")
     answer = run.add_mutually_exclusive_group()
     answer.add_argument("--yes", action="store_true", help="allow every call that would ask")
