@@ -75,7 +75,7 @@ def test_run_then_browse_then_lint_in_a_fresh_clone(tmp_path: Path) -> None:
             raise AssertionError(log_path.read_text()) from None
         page_html = httpx.get(f"{base}/lab/tree/notebooks/quickstart.ipynb", headers=headers,
                               timeout=10).text  # fmt: skip
-        config = re.search(r'"disabledExtensions":\s*\{[^}]*\}', page_html)
+        config = re.search(r"\"disabledExtensions\":\s*\[[^\]]*\]", page_html)
         assert config is not None
         assert "@jupyterlab/apputils-extension:announcements" in config.group(0)
         with chromium_page(ARTIFACTS, last="quickstart.png") as page:
