@@ -35,6 +35,7 @@ from zengine_jupyter.protocol import (
     ToolCallFinished,
     ToolCallProposed,
     TrustRequired,
+    VerificationChanged,
     ZengineError,
 )
 from zengine_jupyter.store import SessionStore
@@ -120,6 +121,8 @@ async def _show(events: Subscription) -> None:
             err.write(f"  denied: {event.reason}\n")
         elif isinstance(event, ProviderBusy | Notice):
             err.write(f"  [{event.message if isinstance(event, ProviderBusy) else event.text}]\n")
+        elif isinstance(event, VerificationChanged):
+            err.write(f"  [verification: {event.badge} ({event.reason})]\n")
         elif isinstance(event, TrustRequired):
             err.write(f"  [this project's {', '.join(event.withheld)} are withheld until you "
                       f"trust it: zengine trust {event.folder}]\n")  # fmt: skip

@@ -360,7 +360,7 @@ class Session:
             if command is None:  # never sent to the model as text
                 answer = unknown_command(name, self.commands)
                 self.bus.publish(Notice(session_id=self.id, topic="commands", text=answer))
-                return TurnOutcome("", "failed", text=answer, reason=answer)  # not "completed"
+                return TurnOutcome("", "failed", text=answer, reason=f"unknown command /{name}")
             result = await command(self, rest)
             if result.text:
                 self.bus.publish(Notice(session_id=self.id, topic=f"/{name}",

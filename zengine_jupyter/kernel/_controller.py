@@ -374,7 +374,9 @@ def _summary(widget: TurnWidget) -> str:
     if widget.command:
         results = [e for e in widget.kept if e.kind == "turn_result"]
         if results and results[-1].text:
-            return results[-1].text
+            badges = [f"verification: {e.badge} ({e.reason})" for e in widget.kept
+                      if e.kind == "verification_changed"]  # fmt: skip
+            return "\n".join([results[-1].text, *badges[-1:]])
     lines = []
     for event in widget.kept:
         if event.kind == "error":
