@@ -20,6 +20,7 @@ from zengine_jupyter.protocol import (
     CassetteHeader,
     CassetteStep,
     StopEvent,
+    StreamEvent,
     TextDelta,
     TokenUsage,
     UsageEvent,
@@ -75,7 +76,7 @@ def _write_cassette(home: Path, folder: Path) -> None:
     """A one-step recording answering "Say hello", and the user's settings playing it."""
     header = CassetteHeader(recorded_at="2026-01-01T00:00:00+00:00", host="127.0.0.1")
     usage = UsageEvent(model="scripted-model", usage=TokenUsage(input_tokens=3, output_tokens=2))
-    answer = [TextDelta(text="Hello."), usage, StopEvent(reason="end_turn")]
+    answer: list[StreamEvent] = [TextDelta(text="Hello."), usage, StopEvent(reason="end_turn")]
     step = CassetteStep(step=1, expect=CassetteExpect(texts=["Say hello"]), events=answer)
     cassette = folder / "recording.jsonl"
     cassette.write_text(f"{header.model_dump_json()}\n{step.model_dump_json()}\n")
