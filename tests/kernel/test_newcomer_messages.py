@@ -132,17 +132,6 @@ def test_kernel_messages_say_what_to_do(
     assert not missing.exists()
     assert _chats(zengine_home) == []
 
-    text, result = _wait_cell(kernel, "%agent --wait /help")
-    lines = text.splitlines()
-    assert lines[0] == "commands:"
-    assert any(line.split() == ["/cost", "What", "this", "chat", "has", "cost", "so", "far,",
-                                "and", "its", "tokens"] for line in lines)  # fmt: skip
-    for line in lines[1:]:  # each command, one line of description
-        name, description = line.split(maxsplit=1)
-        assert name.startswith("/")
-        assert description.strip()
-    assert {line.split()[0] for line in lines[1:]} >= {"/help", "/verify", "/rewind", "/model"}
-
     _write_cassette(zengine_home, tmp_path)
     text, result = _wait_cell(kernel, "%%agent --wait\nSay hello")
     assert result["status"] == "completed"
@@ -154,6 +143,17 @@ def test_kernel_messages_say_what_to_do(
         assert way in text
     assert result["status"] == "failed"
     assert _chats(zengine_home) == [chat]  # the chat that had answers is kept, no other
+
+    text, result = _wait_cell(kernel, "%agent --wait /help")
+    lines = text.splitlines()
+    assert lines[0] == "commands:"
+    assert any(line.split() == ["/cost", "What", "this", "chat", "has", "cost", "so", "far,",
+                                "and", "its", "tokens"] for line in lines)  # fmt: skip
+    for line in lines[1:]:  # each command, one line of description
+        name, description = line.split(maxsplit=1)
+        assert name.startswith("/")
+        assert description.strip()
+    assert {line.split()[0] for line in lines[1:]} >= {"/help", "/verify", "/rewind", "/model"}
 
 
 def test_cli_messages_say_what_to_do(

@@ -216,11 +216,14 @@ class KernelController:
                 chat.approvals.policy = None
 
     async def _discard_if_unused(self, chat: _Chat, failed: bool) -> None:
-        """A chat this cell created that never reached the model (no key, an unknown command)
-        is closed and deleted, unless a panel shows it; the next cell starts a new one."""
+        """A chat this cell created whose request failed before the model answered (no key,
+        an unknown command) is closed and deleted, unless a panel shows it; the next cell
+        starts a new one. A command that worked keeps its chat (/mcp started its servers)."""
         from zengine_jupyter.engine import close_discarding_unused, is_unused
 
-        if any(view.chat is chat for view in self.views) or not is_unused(chat.session, failed):
+        if not failed or any(view.chat is chat for view in self.views):
+            return
+        if not is_unused(chat.session, failed):
             return
         self.chats.pop(chat.session.id, None)
         if self.current == chat.session.id:
