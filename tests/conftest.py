@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import os
+import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -30,3 +32,45 @@ def server(zengine_home: Path) -> Iterator[ProviderServer]:
     with provider_in_thread() as srv:
         write_provider_settings(zengine_home, srv.base_url)
         yield srv
+
+
+# ------------------------------------------------------------------ no test rewrites the repository
+# (issue 22 acceptance 4): `git status --porcelain` is the same after the run as before it, and
+# empty after it under CI=true (screenshots and other outputs go to .ci-artifacts/, gitignored).
+_REPO = Path(__file__).resolve().parents[1]
+
+
+def _git_status() -> list[str] | None:
+    """The repository's ``git status --porcelain`` lines; None outside a git checkout."""
+    try:
+        done = subprocess.run(["git", "-C", str(_REPO), "status", "--porcelain"],
+                              capture_output=True, text=True, timeout=60, check=False)  # fmt: skip
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return done.stdout.splitlines() if done.returncode == 0 else None
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    session.config.stash[_STATUS_BEFORE] = _git_status()
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    before = session.config.stash.get(_STATUS_BEFORE, None)
+    after = _git_status()
+    if before is None or after is None:
+        return
+    changed = sorted(set(after) - set(before))
+    if os.environ.get("CI") == "true":
+        changed = after
+    if changed:
+        reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+        if reporter is not None:
+            reporter.ensure_newline()
+            what = "(write them under .ci-artifacts/ or tmp_path)"
+            reporter.write_line(f"tests changed files git does not ignore {what}:", red=True)
+            for line in changed:
+                reporter.write_line(f"  {line}", red=True)
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+_STATUS_BEFORE = pytest.StashKey[list[str] | None]()

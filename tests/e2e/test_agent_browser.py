@@ -6,8 +6,8 @@ text and the approval prompt appear in the cell's output, a click on "Allow once
 happen (checked on disk), and the verification badge follows (the model runs the user's check
 through Verify, which the user's settings allow, so the turn ends Verified).
 
-Screenshots go to .ci-artifacts/agent/; the last one is also docs/images/agent-cell.png, the
-picture the README shows.
+Screenshots go to .ci-artifacts/agent/ only (a test never rewrites a tracked file);
+``scripts/update-screenshots`` copies agent-cell.png to docs/images/, the picture the README shows.
 
 The turn widget is built from the panel's component library (labextension/src/widgets/turn.ts
 over src/ui/), so it is found by the panel's class names: ``jp-zengine-widget-turn``, the
@@ -19,7 +19,6 @@ approval prompt (``jp-zengine-approval``, ``jp-zengine-allow``, its outcome line
 from __future__ import annotations
 
 import contextlib
-import shutil
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -41,7 +40,6 @@ pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
 REPO = Path(__file__).resolve().parents[2]
 ARTIFACTS = REPO / ".ci-artifacts" / "agent"
-README_IMAGE = REPO / "docs" / "images" / "agent-cell.png"
 WAIT_MS = 60_000
 TURN = ".jp-OutputArea-output .jp-zengine-widget-turn"
 BADGE = ".jp-zengine-badge[data-badge]"
@@ -148,5 +146,3 @@ def test_agent_cell_streams_asks_and_verifies_in_the_browser(
     _shot(page, "2-verified")
     cell = page.locator(".jp-Notebook .jp-Cell").nth(1)  # the %%agent cell and its output
     cell.screenshot(path=str(ARTIFACTS / "agent-cell.png"))
-    README_IMAGE.parent.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(ARTIFACTS / "agent-cell.png", README_IMAGE)

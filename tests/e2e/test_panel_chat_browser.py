@@ -12,8 +12,8 @@ local model provider (issue 13, acceptance 2-5).
    first); screenshots in the light and the dark theme.
 
 One JupyterLab, one provider server and one browser serve the module; the tests run in order
-on one chat. Screenshots go to .ci-artifacts/panel/, and docs/images/panel.png (the README's
-screenshot) is rewritten from the run.
+on one chat. Screenshots go to .ci-artifacts/panel/ only (a test never rewrites a tracked file);
+``scripts/update-screenshots`` copies panel.png to docs/images/ (the README's screenshot).
 """
 
 from __future__ import annotations
@@ -42,7 +42,6 @@ pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
 REPO = Path(__file__).resolve().parents[2]
 ARTIFACTS = REPO / ".ci-artifacts" / "panel"
-README_SHOT = REPO / "docs" / "images" / "panel.png"
 PANEL = "#zengine-panel"
 WAIT_MS = 60_000
 ORIGINAL = "RATE = 1\nprint('rate', RATE)\n"
@@ -185,8 +184,7 @@ def test_send_approve_badge_and_rewind_code(
     _wait_turn_over(page)
     # after the first turn the chat gets its title (spec gaps 21.4), live in the header
     page.locator(f"{PANEL} .jp-zengine-title", has_text="Raise the pipeline rate").wait_for()
-    README_SHOT.parent.mkdir(parents=True, exist_ok=True)
-    page.locator(PANEL).screenshot(path=str(README_SHOT))
+    page.locator(PANEL).screenshot(path=str(ARTIFACTS / "panel.png"))
     _shot(page, "2-verified")
 
     # the sessions list (from meta.json) and resuming the chat from it; the MCP view

@@ -310,13 +310,15 @@ async def test_slash_verify_runs_and_records(calc: Path, provider: ProviderServe
     assert "unknown check(s) nonesuch" in unknown.text
     done = await session.submit("/verify python:pytest")
     assert done.text.startswith("PASS python:pytest")
-    assert "badge not_applicable" in done.text  # no files changed in a turn
+    assert "badge" not in done.text  # the badge is the event's, shown once by each view
     assert approvals.asked == []  # the user's own command: no approval question
     assert provider.requests == []  # the model was never asked
     events = await drain(session, sub)
     recorded = [e for e in events if isinstance(e, CheckRecorded)]
     assert len(recorded) == 1
     assert recorded[0].turn_id is None  # not part of any turn
+    (badge,) = [e for e in events if isinstance(e, VerificationChanged)]
+    assert badge.badge == "not_applicable"  # no files changed in a turn
 
 
 async def test_shell_runner_runs_in_the_check_folder_with_a_deadline(tmp_path: Path) -> None:

@@ -9,7 +9,7 @@ import nbformat
 import pytest
 
 from zengine_jupyter.testing import ProviderServer, Reply, ScriptedToolCall
-from zengine_jupyter.testing.kernel import execute_notebook
+from zengine_jupyter.testing.kernel import WIDGET_MIME, execute_notebook
 
 pytestmark = pytest.mark.e2e
 
@@ -46,7 +46,11 @@ def test_wait_under_nbclient_denies_by_policy(
     ]
     assert all(o.output_type != "error" for c in nb.cells for o in c.outputs), texts
     assert "I was not allowed to edit it." in texts[1]
-    assert texts[1].startswith("zengine turn: Set RATE to 2"), "the widget's saved text form"
+    # one output per --wait cell: the widget, whose plain-text form (what a frontend without
+    # widgets shows) is the turn's summary, not a second output
+    (output,) = nb.cells[1].outputs
+    assert set(output.data) == {WIDGET_MIME, "text/plain"}
+    assert not texts[1].startswith("zengine turn: Set RATE to 2")
     assert "object at 0x" not in "".join(texts)
     assert "turn completed" in texts[1]
     assert "denied: denied: this cell ran without a frontend" in texts[1]

@@ -121,6 +121,8 @@ async def test_a_diverging_request_names_the_cassette_and_the_step(
     errors = [e for e in events if isinstance(e, EngineError)]
     assert errors, events
     message = errors[0].message
+    assert message.startswith("this notebook's recording has no answer for a new message: "
+                              "connect a model to chat live (")  # fmt: skip
     assert f"cassette {cassette} diverged at step 1 of 3" in message
     assert "'Set RATE to 2'" in message
     assert "'Set RATE to 3 instead'" in message

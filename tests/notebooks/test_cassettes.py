@@ -93,7 +93,8 @@ def test_a_drifted_notebook_names_the_cassette_and_the_step(tmp_path: Path) -> N
     with environment():
         texts = execute_notebook(nb_path, tmp_path / "kernel.log")
     out = texts[-1]
-    assert "error: cassette " in out, out
+    assert "error: this notebook's recording has no answer for a new message: connect a " in out
+    assert "(cassette " in out, out
     assert "quickstart.jsonl diverged at step 1 of 6" in out, out
     assert "returns the greeting in lower case" in out, out
     assert "(turn failed" in out, out

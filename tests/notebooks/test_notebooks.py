@@ -61,7 +61,7 @@ def test_quickstart_denial_edit_badge_rewind(copy: Path, tmp_path: Path) -> None
     assert "replaying a recorded session" in allowed, "the text output says it is a recording"
     assert "verification: unverified" in allowed, allowed
     assert "badge unverified" in _cell(texts, nb, "%agent /checks"), texts
-    assert "badge verified" in _cell(texts, nb, "%agent --wait /verify"), texts
+    assert "verification: verified" in _cell(texts, nb, "%agent --wait /verify"), texts
     assert "restored greet.py" in _cell(texts, nb, "%agent --wait /rewind 1"), texts
     assert (copy / "greetings" / "greet.py").read_bytes() == original
 

@@ -22,7 +22,7 @@ def add_auth_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser
     login = actions.add_parser("login", help="store the API key for HOST (typed without echo)")
     login.add_argument("host", metavar="HOST", help="e.g. api.anthropic.com or openrouter.ai")
     logout = actions.add_parser("logout", help="forget the API key for HOST")
-    logout.add_argument("host", metavar="HOST")
+    logout.add_argument("host", metavar="HOST", help="the provider host, as `auth list` shows it")
     actions.add_parser("list", help="list the hosts that have a stored key (never the keys)")
 
 

@@ -30,13 +30,13 @@ def add_cassette_commands(commands: argparse._SubParsersAction[argparse.Argument
     cassette = commands.add_parser("cassette", help="record or inspect a replayable model session")
     actions = cassette.add_subparsers(dest="action", metavar="ACTION", required=True)
     rec = actions.add_parser("record", help="run a notebook live and write its cassette")
-    rec.add_argument("notebook", type=Path)
+    rec.add_argument("notebook", type=Path, help="the notebook to run (.ipynb)")
     rec.add_argument("--out", type=Path, help="default: cassettes/<notebook>.jsonl beside it")
     rec.add_argument("--timeout", type=int, default=600, help="seconds per cell (default 600)")
     rec.add_argument("--note", default="", help="a note kept in the cassette's header")
     rec.set_defaults(handler=_record_command)
     show = actions.add_parser("show", help="list a cassette's steps")
-    show.add_argument("cassette", type=Path)
+    show.add_argument("cassette", type=Path, help="the cassette file (.jsonl)")
     show.set_defaults(handler=_show_command)
 
 

@@ -40,7 +40,8 @@ def add_checkpoint_commands(commands: argparse._SubParsersAction[argparse.Argume
     checkpoints = commands.add_parser("checkpoints", help="list a chat's checkpoints, or clean up")
     actions = checkpoints.add_subparsers(dest="action", metavar="ACTION", required=True)
     listing = actions.add_parser("list", help="a chat's messages and the checkpoint of each")
-    listing.add_argument("session", metavar="SESSION")
+    listing.add_argument("session", metavar="SESSION",
+                         help="the chat's id (see `zengine sessions list`)")  # fmt: skip
     listing.add_argument("--json", action="store_true", help="print the list as JSON")
     listing.set_defaults(handler=_list_command)
     gc = actions.add_parser(
@@ -53,7 +54,8 @@ def add_checkpoint_commands(commands: argparse._SubParsersAction[argparse.Argume
     rewind = commands.add_parser(
         "rewind", help="rewind a chat to one of its messages: files, conversation or both"
     )
-    rewind.add_argument("session", metavar="SESSION")
+    rewind.add_argument("session", metavar="SESSION",
+                        help="the chat's id (see `zengine sessions list`)")  # fmt: skip
     rewind.add_argument(
         "--to", required=True, metavar="MESSAGE",
         help="the message's number (see `zengine checkpoints list`) or its turn id",

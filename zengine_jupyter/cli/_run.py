@@ -17,7 +17,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from zengine_jupyter.config import PERMISSION_MODES
-from zengine_jupyter.engine import FixedApprovals, Session, SessionOptions
+from zengine_jupyter.engine import (
+    FixedApprovals,
+    Session,
+    SessionOptions,
+    check_project_folder,
+    close_discarding_unused,
+)
 from zengine_jupyter.protocol import (
     ApprovalDecision,
     ApprovalRequest,
@@ -29,6 +35,7 @@ from zengine_jupyter.protocol import (
     ToolCallFinished,
     ToolCallProposed,
     TrustRequired,
+    VerificationChanged,
     ZengineError,
 )
 from zengine_jupyter.store import SessionStore
@@ -54,7 +61,8 @@ def add_run_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]
     which.add_argument("--session", help="go on with this chat")
     which.add_argument("--continue", dest="cont", action="store_true",
                        help="go on with the project's most recent chat")  # fmt: skip
-    run.add_argument("--mode", choices=PERMISSION_MODES)
+    run.add_argument("--mode", choices=PERMISSION_MODES,
+                     help="the permission mode for this chat (default: the settings')")  # fmt: skip
     run.add_argument("--model", help="the model for this chat (model.main)")
     answer = run.add_mutually_exclusive_group()
     answer.add_argument("--yes", action="store_true", help="allow every call that would ask")
@@ -113,6 +121,8 @@ async def _show(events: Subscription) -> None:
             err.write(f"  denied: {event.reason}\n")
         elif isinstance(event, ProviderBusy | Notice):
             err.write(f"  [{event.message if isinstance(event, ProviderBusy) else event.text}]\n")
+        elif isinstance(event, VerificationChanged):
+            err.write(f"  [verification: {event.badge} ({event.reason})]\n")
         elif isinstance(event, TrustRequired):
             err.write(f"  [this project's {', '.join(event.withheld)} are withheld until you "
                       f"trust it: zengine trust {event.folder}]\n")  # fmt: skip
@@ -125,9 +135,7 @@ async def _show(events: Subscription) -> None:
 
 async def _run(args: argparse.Namespace) -> int:
     project = args.project.resolve()
-    if not project.is_dir():
-        missing = "not a folder" if project.exists() else "no such folder"
-        raise ZengineError(f"{missing}: {project}", hint="give --project an existing folder")
+    check_project_folder(project)  # before anything is recorded
     session_id = args.session or (_latest_session(project) if args.cont else None)
     if args.cont and session_id is None:
         raise ZengineError(f"no earlier chat for {project}", hint="drop --continue to start one")
@@ -148,8 +156,10 @@ async def _run(args: argparse.Namespace) -> int:
     for sig in _STOP_SIGNALS:
         with contextlib.suppress(NotImplementedError, ValueError, RuntimeError):
             loop.add_signal_handler(sig, stop)
+    failed = True
     try:
         outcome = await session.submit(args.prompt)
+        failed = outcome.status == "failed"
     except asyncio.CancelledError:
         if main is not None:
             main.uncancel()  # handled: the closing below must not be cancelled too
@@ -158,12 +168,15 @@ async def _run(args: argparse.Namespace) -> int:
         for sig in _STOP_SIGNALS:
             with contextlib.suppress(NotImplementedError, ValueError, RuntimeError):
                 loop.remove_signal_handler(sig)
-        await session.aclose()  # closes the bus: the printer drains and ends
+        # closes the bus (the printer drains and ends); a new chat the model never answered
+        # (no key, an unknown command) is not kept
+        discarded = await close_discarding_unused(session, failed=failed)
         await shown
     sys.stdout.write("\n")
     cost = session.meter.render()  # "$0.0123", or "price unknown" for a model nobody prices
     footer = f"cost {cost}" if cost.startswith("$") else cost
-    sys.stderr.write(f"[chat {session.id} · {outcome.status} · {footer}]\n")
+    kept = "no chat was kept (the model was never reached)" if discarded else f"chat {session.id}"
+    sys.stderr.write(f"[{kept} · {outcome.status} · {footer}]\n")
     return _EXIT[outcome.status]
 
 

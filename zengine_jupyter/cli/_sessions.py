@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from zengine_jupyter.engine import repair_on_resume
@@ -40,13 +41,15 @@ def add_sessions_parser(commands: argparse._SubParsersAction[argparse.ArgumentPa
     actions = sessions.add_subparsers(dest="action", metavar="ACTION", required=True)
     listing = actions.add_parser("list", help="every chat, most recent first")
     listing.add_argument("--json", action="store_true", help="print the list as JSON")
+    listing.add_argument("--project", metavar="DIR", type=Path,
+                         help="only the chats about the project folder DIR")  # fmt: skip
     show = actions.add_parser("show", help="a chat's replayed transcript (read-only)")
-    show.add_argument("id")
+    show.add_argument("id", metavar="ID", help="the chat's id (see `zengine sessions list`)")
     show.add_argument("--json", action="store_true", help="print records as JSON")
     repair = actions.add_parser(
         "repair", help="open a chat for writing: cut a torn tail, close what a crash left open"
     )
-    repair.add_argument("id")
+    repair.add_argument("id", metavar="ID", help="the chat's id (see `zengine sessions list`)")
     repair.add_argument("--json", action="store_true", help="print the report as JSON")
 
 
@@ -54,15 +57,33 @@ def _cost(meta: SessionMeta) -> str:
     return f"${meta.cost_usd:.4f}" + ("+?" if meta.unpriced_requests else "")
 
 
+def _project_name(meta: SessionMeta) -> str:
+    """The project column: the folder's path, ``~`` for the home folder."""
+    if not meta.project:
+        return "-"
+    home = str(Path.home())
+    path = meta.project
+    return "~" + path[len(home) :] if path == home or path.startswith(home + "/") else path
+
+
 def render_list(metas: list[SessionMeta]) -> str:
     if not metas:
         return "no chats yet"
-    lines = []
-    for m in metas:
-        tag = " [v1]" if m.format == "v1" else ""
-        when = f"{m.updated:%Y-%m-%d %H:%M}"
-        lines.append(f"{when}  {m.id}{tag}  {m.message_count} msgs  {_cost(m)}  {m.title}")
+    projects = [_project_name(m) for m in metas]
+    width = max(len("PROJECT"), *(len(p) for p in projects))
+    lines = [f"{'UPDATED':<16}  {'CHAT':<22}  {'PROJECT':<{width}}  MSGS  COST     TITLE"]
+    for m, project in zip(metas, projects, strict=True):
+        chat = m.id + (" [v1]" if m.format == "v1" else "")
+        lines.append(f"{m.updated:%Y-%m-%d %H:%M}  {chat:<22}  {project:<{width}}  "
+                     f"{m.message_count:>4}  {_cost(m):<7}  {m.title}")  # fmt: skip
     return "\n".join(lines)
+
+
+def _of_project(metas: list[SessionMeta], folder: Path | None) -> list[SessionMeta]:
+    if folder is None:
+        return metas
+    wanted = str(folder.expanduser().resolve())
+    return [m for m in metas if m.project == wanted]
 
 
 def _short(text: str) -> str:
@@ -171,7 +192,7 @@ def run_sessions(args: argparse.Namespace, write: Any) -> int:
     """Run one ``sessions`` action; ``write`` prints a string."""
     store = SessionStore()
     if args.action == "list":
-        metas = store.list()
+        metas = _of_project(store.list(), args.project)
         write(
             json.dumps([m.model_dump(mode="json") for m in metas], indent=2)
             if args.json

@@ -7,6 +7,7 @@ they answer approvals through an :class:`ApprovalPort`.
 from zengine_jupyter.engine._bus import EventBus, Subscription
 from zengine_jupyter.engine._catalog import CatalogExtension, SharedCatalog, open_catalog
 from zengine_jupyter.engine._checkpoints import CheckpointsExtension, gc_notice, retention_of
+from zengine_jupyter.engine._command_help import COMMAND_HELP, describe_command
 from zengine_jupyter.engine._commands import is_reserved_command
 from zengine_jupyter.engine._compaction import (
     COMPACT_SYSTEM,
@@ -50,6 +51,12 @@ from zengine_jupyter.engine._setup import (
 )
 from zengine_jupyter.engine._titles import TITLE_CHARS, TITLE_SYSTEM, clean_title
 from zengine_jupyter.engine._turn import MAX_STEPS, TurnOutcome
+from zengine_jupyter.engine._unused import (
+    check_project_folder,
+    close_discarding_unused,
+    is_unused,
+    never_reached_model,
+)
 from zengine_jupyter.engine._wellformed import (
     INTERRUPTED,
     MISSING_START,
@@ -61,6 +68,7 @@ from zengine_jupyter.engine._wiring import provider_options
 
 __all__ = [
     "CHARS_PER_TOKEN",
+    "COMMAND_HELP",
     "COMPACT_SYSTEM",
     "DEFAULT_CONTEXT_WINDOW",
     "INTERRUPTED",
@@ -91,15 +99,20 @@ __all__ = [
     "TurnInProgressError",
     "TurnOutcome",
     "build_request",
+    "check_project_folder",
     "check_request",
     "clean_title",
+    "close_discarding_unused",
     "compact",
+    "describe_command",
     "describe_other_chats",
     "describe_rewind",
     "estimate_tokens",
     "find_point",
     "gc_notice",
     "is_reserved_command",
+    "is_unused",
+    "never_reached_model",
     "open_catalog",
     "parse_command_file",
     "points_from_log",

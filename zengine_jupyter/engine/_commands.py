@@ -18,6 +18,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, get_args
 
 from zengine_jupyter.config import PERMISSION_MODES, TrustStore, is_permission_mode
+from zengine_jupyter.engine._command_help import help_command
 from zengine_jupyter.engine._compaction import compact_now
 from zengine_jupyter.engine._extension import CommandResult
 from zengine_jupyter.engine._model_info import describe_model
@@ -111,10 +112,6 @@ async def _trust(session: Session, args: str) -> CommandResult:
     return CommandResult(f"trusted {session.root}; its settings now apply")
 
 
-async def _help(session: Session, args: str) -> CommandResult:
-    return CommandResult("commands: " + " ".join(f"/{name}" for name in sorted(session.commands)))
-
-
 BUILTIN_COMMANDS: dict[str, SlashCommand] = {
     "cost": _cost,
     "mode": _mode,
@@ -124,7 +121,7 @@ BUILTIN_COMMANDS: dict[str, SlashCommand] = {
     "trust": _trust,
     "compact": compact_now,
     "title": rename,
-    "help": _help,
+    "help": help_command,
 }
 
 INTEGRATION_COMMANDS = frozenset({"rewind", "checks", "verify", "mcp", "lsp"})

@@ -42,6 +42,7 @@ from zengine_jupyter.engine._roles import ModelRoles
 from zengine_jupyter.engine._task import TaskTool
 from zengine_jupyter.engine._titles import Titles
 from zengine_jupyter.engine._turn import TurnOutcome, TurnRunner
+from zengine_jupyter.engine._unused import check_project_folder
 from zengine_jupyter.engine._wiring import client_deps, provider_options
 from zengine_jupyter.engine.tools import (
     GateReads,
@@ -142,6 +143,8 @@ class Session:
         self._closed = False
         self.environ = parts.environ
         self._live = LiveSettings(self.root, self.environ)
+        self.created = False
+        """This open created the chat (:func:`close_discarding_unused` may delete it)."""
 
     # ------------------------------------------------------------------ opening
     @classmethod
@@ -150,6 +153,7 @@ class Session:
             raise ZengineError(f"unknown permission mode {options.mode!r}",
                                hint=f"choose from {', '.join(PERMISSION_MODES)}")  # fmt: skip
         root = options.project.resolve()
+        check_project_folder(root)  # before anything is recorded
         settings = await aload_settings(root, environ=options.environ)
         store = SessionStore()
         if options.session_id is not None:
@@ -200,6 +204,7 @@ class Session:
                 environ=options.environ,
             )
         )
+        session.created = options.session_id is None
         session.tools["Task"] = TaskTool(session)
         if options.mode and options.mode != state.mode:
             writer.append(ModeChangeRecord(mode=options.mode))
@@ -390,7 +395,7 @@ class Session:
             if command is None:  # never sent to the model as text
                 answer = unknown_command(name, self.commands)
                 self.bus.publish(Notice(session_id=self.id, topic="commands", text=answer))
-                return TurnOutcome("", "completed", text=answer)
+                return TurnOutcome("", "failed", text=answer, reason=f"unknown command /{name}")
             result = await command(self, rest)
             if result.text:
                 self.bus.publish(Notice(session_id=self.id, topic=f"/{name}",

@@ -125,6 +125,7 @@ class KernelController:
         """Show a widget and schedule the turn on the kernel's loop; block only if asked."""
         from IPython.display import display
 
+        from zengine_jupyter.kernel._commwidget import WIDGET_VIEW_MIME
         from zengine_jupyter.kernel._widget import TurnWidget
 
         loop = asyncio.get_running_loop()
@@ -132,12 +133,17 @@ class KernelController:
         widget = TurnWidget(loop, prompt=request.text, interactive=not blocking,
                             sent_note=request.sent_note or "")  # fmt: skip
         self.widgets.append(widget)
-        display(widget)
+        handle = display(widget, display_id=True)
         policy = True if request.yes else (False if blocking else None)
         task = self.spawn(self._turn(request, widget, policy), "zengine-agent-turn")
         if blocking:
             _run_to_end(loop, task)
-            display({"text/plain": _summary(widget)}, raw=True)
+            # one output: the widget, its plain-text form now the turn's summary (what a
+            # frontend without widgets shows: nbclient, papermill, nbconvert)
+            view = {"version_major": 2, "version_minor": 1, "model_id": widget.model_id}
+            bundle = {WIDGET_VIEW_MIME: view, "text/plain": _summary(widget)}
+            if handle is not None:
+                handle.update(bundle, raw=True)
         return widget
 
     def spawn(self, work: Coroutine[Any, Any, Any], name: str) -> asyncio.Task[Any]:
@@ -192,8 +198,10 @@ class KernelController:
                 outcome = await _submit(chat.session, request.text, widget)
             finally:
                 self._turn_over(chat)
+            widget.command = not outcome.turn_id
             widget.emit([_result(outcome, chat.session)])
             widget.status = outcome.status
+            await self._discard_if_unused(chat, outcome.status == "failed")
         except asyncio.CancelledError:
             widget.status = "interrupted"
             raise
@@ -210,6 +218,21 @@ class KernelController:
         finally:
             if chat is not None:
                 chat.approvals.policy = None
+
+    async def _discard_if_unused(self, chat: _Chat, failed: bool) -> None:
+        """A chat this cell created whose request failed before the model answered (no key,
+        an unknown command) is closed and deleted, unless a panel shows it; the next cell
+        starts a new one. A command that worked keeps its chat (/mcp started its servers)."""
+        from zengine_jupyter.engine import close_discarding_unused, is_unused
+
+        if not failed or any(view.chat is chat for view in self.views):
+            return
+        if not is_unused(chat.session, failed):
+            return
+        self.chats.pop(chat.session.id, None)
+        if self.current == chat.session.id:
+            self.current = None
+        await close_discarding_unused(chat.session, failed=failed)
 
     # ------------------------------------------------------------------ from the panel
     async def open_chat(self, session_id: str | None = None) -> _Chat:
@@ -366,11 +389,20 @@ def _result(outcome: TurnOutcome, session: Session) -> TurnResult:
 
 
 def _summary(widget: TurnWidget) -> str:
-    """The turn in plain text, for outputs nobody watched live (papermill, nbclient)."""
+    """The turn in plain text, for outputs nobody watched live (papermill, nbclient); a slash
+    command's is its answer."""
+    if widget.command:
+        results = [e for e in widget.kept if e.kind == "turn_result"]
+        if results and results[-1].text:
+            badges = [f"verification: {e.badge} ({e.reason})" for e in widget.kept
+                      if e.kind == "verification_changed"]  # fmt: skip
+            return "\n".join([results[-1].text, *badges[-1:]])
     lines = []
     for event in widget.kept:
         if event.kind == "error":
             lines.append(f"error: {event.message}")
+            if event.hint:
+                lines.append(f"  {event.hint}")
         elif event.kind == "tool_call_denied":
             lines.append(f"denied: {event.reason}")
         elif event.kind == "notice" and event.topic == "replay":
@@ -379,8 +411,10 @@ def _summary(widget: TurnWidget) -> str:
             lines.append(f"verification: {event.badge} ({event.reason})")
         elif event.kind == "turn_result":
             changed = ", ".join(event.changed) or "no files"
-            lines.append(f"{event.text}\n(turn {event.status} · changed {changed} · "
-                         f"{event.cost})")  # fmt: skip
+            if event.text:
+                lines.append(event.text)
+            cost = f" · {event.cost}" if event.cost else ""
+            lines.append(f"(turn {event.status} · changed {changed}{cost})")
     return "\n".join(lines) or f"zengine: turn {widget.status}"
 
 

@@ -10,6 +10,8 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING, Any
 
+from zengine_jupyter.engine import COMMAND_HELP
+
 if TYPE_CHECKING:
     from pathlib import Path
 
@@ -18,23 +20,9 @@ if TYPE_CHECKING:
 
 __all__ = ["KNOWN", "slash_commands"]
 
-KNOWN: dict[str, tuple[str, str | None]] = {
-    "cost": ("What this chat has cost so far, and its tokens", None),
-    "mode": ("Show or set the permission mode", "[default|accept_edits|plan|bypass]"),
-    "model": ("Show or set the model for this chat", "[model]"),
-    "effort": ("Show or set the reasoning effort", "[low|medium|high|max]"),
-    "sessions": ("The chats of this project", None),
-    "trust": ("Trust this workspace so its settings apply", None),
-    "compact": ("Summarise the conversation so the model starts from the summary", None),
-    "title": ("Show or rename this chat's title", "[title]"),
-    "help": ("List the commands", None),
-    "mcp": ("MCP servers and their states", None),
-    "rewind": ("List the messages to rewind to, or rewind", "[N] [code|conversation|both]"),
-    "checks": ("The verification checks and the badge", None),
-    "verify": ("Run verification checks now", "[check ...]"),
-    "lsp": ("Language servers and their states", None),
-}
-"""Descriptions of the commands the engine and its integrations register."""
+KNOWN = COMMAND_HELP
+"""Descriptions of the commands the engine and its integrations register (the engine's table,
+which ``/help`` lists too)."""
 
 
 async def slash_commands(session: Session | None) -> list[SlashCommand]:

@@ -54,6 +54,8 @@ class TurnWidget(anywidget.AnyWidget):
         super().__init__(**traits)
         self._loop = loop
         self.kept: list[TurnViewEvent] = []
+        self.command = False
+        """The cell ran a slash command (no turn): its plain-text summary is the answer."""
         self.handler: Callable[[Any], str | None] | None = None
         """Set by the controller: answers an ``interrupt`` or ``approval_answer`` on the loop
         (None: reply ok, else the error to show)."""

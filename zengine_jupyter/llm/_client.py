@@ -22,6 +22,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
+from zengine_jupyter.llm._connect import no_key_hint
 from zengine_jupyter.llm._cost import CostMeter, Pricer, check_cost_cap
 from zengine_jupyter.llm._endpoint import DEFAULT_MODELS, OPENAI_URL, CallSpec, detect_endpoint
 from zengine_jupyter.llm._keys import AuthStore, provider_key_var, resolve_key
@@ -245,11 +246,9 @@ class ProviderClient:
 def _adapter(endpoint: Endpoint, options: ProviderOptions, deps: ClientDeps) -> Adapter:
     key = resolve_key(endpoint.host, deps.environ, deps.auth)
     if key is None and not endpoint.local:
-        var = provider_key_var(endpoint.host)
-        where = f"set ZENGINE_API_KEY{f' or {var}' if var else ''}, or run"
         raise ProviderSetupError(
-            f"no API key for {endpoint.host}",
-            hint=f"{where} `zengine auth login {endpoint.host}`",
+            f"no model is connected: no API key for {endpoint.host}",
+            hint=no_key_hint(endpoint.host, provider_key_var(endpoint.host)),
         )
     secret = key.secret if key is not None else None
     if endpoint.wire == "anthropic":

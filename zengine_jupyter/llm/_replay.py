@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
+from zengine_jupyter.llm._connect import CONNECT_WAYS, NEW_MESSAGE_NOT_RECORDED
 from zengine_jupyter.protocol import (
     CassetteError,
     CassetteExpect,
@@ -131,18 +132,23 @@ class _Tape:
     def _diverged(self, expect: CassetteExpect) -> CassetteError:
         where = f"cassette {self.path}"
         if self.position >= len(self.steps):
-            return CassetteError(
+            detail = (
                 f"{where} has {len(self.steps)} steps and all were played; this request "
-                f"({expect.describe()}) was not recorded",
-                hint=_RERECORD,
+                f"({expect.describe()}) was not recorded"
             )
-        recorded = self.steps[self.position]
-        return CassetteError(
-            f"{where} diverged at step {recorded.step} of {len(self.steps)}: the recording "
-            f"expected a request ending with {recorded.expect.describe()}, this one ends with "
-            f"{expect.describe()}",
-            hint=f"the notebook or its project changed since the recording: {_RERECORD}",
-        )
+            hint = _RERECORD
+        else:
+            recorded = self.steps[self.position]
+            detail = (
+                f"{where} diverged at step {recorded.step} of {len(self.steps)}: the recording "
+                f"expected a request ending with {recorded.expect.describe()}, this one ends "
+                f"with {expect.describe()}"
+            )
+            hint = f"the notebook or its project changed since the recording: {_RERECORD}"
+        if expect.texts and not expect.tool_results:  # the user wrote something new
+            return CassetteError(f"{NEW_MESSAGE_NOT_RECORDED} ({detail})",
+                                 hint=f"{CONNECT_WAYS}; or {hint}")  # fmt: skip
+        return CassetteError(detail, hint=hint)
 
 
 _TAPES: dict[Path, _Tape] = {}

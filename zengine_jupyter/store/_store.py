@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import shutil
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -100,6 +101,12 @@ class SessionStore:
         writer.append(SessionRecord(project=None if project is None else str(project)))
         writer.write_meta()
         return writer
+
+    def remove(self, session_id: str) -> None:
+        """Delete a chat's folder (a chat that never reached the model; its writer closed)."""
+        folder = self.folder(session_id)
+        if folder.is_dir():
+            shutil.rmtree(folder)
 
     def open(self, session_id: str) -> SessionWriter:
         """Open a chat for writing: lock, repair its tail, replay, fix ``meta.json``."""
