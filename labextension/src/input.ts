@@ -34,10 +34,12 @@ export class InputBox {
     const wrap = el('div', 'jp-zengine-input-wrap', null, form);
     this.input = el('textarea', 'jp-zengine-input', null, wrap);
     this.input.rows = 3;
-    this.input.placeholder =
-      'Ask the agent… (Enter sends, Shift+Enter for a new line, / for commands)';
+    // short enough for a 250 px panel; the keys are in the tooltip
+    this.input.placeholder = 'Ask the agent… (/ for commands)';
     this.input.setAttribute('aria-label', 'Message to the agent');
-    this.input.title = 'Alt+Z focuses this box from anywhere; Alt+Y goes to a waiting approval';
+    this.input.title =
+      'Enter sends, Shift+Enter for a new line, / for commands. ' +
+      'Alt+Z focuses this box from anywhere; Alt+Y goes to a waiting approval';
     this.input.setAttribute('aria-autocomplete', 'list');
     this._list = el('ul', 'jp-zengine-completions', null, wrap);
     this._list.id = `jp-zengine-completions-${++counter}`;

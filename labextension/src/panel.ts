@@ -207,7 +207,6 @@ export class ZenginePanel extends Widget {
     this._connection?.dispose();
     this._connection = null;
     this._version.textContent = '';
-    this._kernelVersion = null;
   }
 
   private _request(body: RequestBody): Promise<Reply> {
@@ -234,7 +233,6 @@ export class ZenginePanel extends Widget {
     const message = msg as KernelMessage;
     switch (message.kind) {
       case 'hello':
-        this._kernelVersion = message.version;
         this._version.textContent = `zengine ${message.version} in the kernel`;
         this._setState('connected');
         return;
@@ -383,16 +381,14 @@ export class ZenginePanel extends Widget {
 
   private _setState(state: ConnectionState, detail = ''): void {
     this.node.dataset.state = state;
-    const version =
-      state === 'connected' && this._kernelVersion ? ` · zengine ${this._kernelVersion}` : '';
-    this._status.textContent = STATE_TEXT[state] + version + (detail ? `: ${detail}` : '');
+    // the version is shown once, in the header ("zengine X in the kernel")
+    this._status.textContent = STATE_TEXT[state] + (detail ? `: ${detail}` : '');
   }
 
   private _options: IPanelOptions;
   private _binding: KernelBinding;
   private _connection: Connection | null = null;
   private _connections = 0;
-  private _kernelVersion: string | null = null;
   private _sessionId: string | null = null;
   private _settings: IChatSettings | null = null;
   private _applied: Record<string, string> = {};

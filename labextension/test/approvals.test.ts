@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 
-import { Answer, ApprovalPrompt, outcomeText } from '../src/ui/approvals';
+import { Answer, ApprovalPrompt, outcomeText, recordOutcomeText } from '../src/ui/approvals';
 import { ApprovalDecision, Reply } from '../src/protocol';
 import { flush, host, reply, request, texts } from './helpers';
 
@@ -70,7 +70,7 @@ describe('ApprovalPrompt', () => {
     await flush();
     expect(prompt.answered).toBe(true);
     expect(prompt.node.dataset.outcome).toBe('allowed');
-    expect(texts(prompt.node, '.jp-zengine-approval-outcome')).toEqual(['You allowed once.']);
+    expect(texts(prompt.node, '.jp-zengine-approval-outcome')).toEqual(['Allowed once.']);
     expect(prompt.node.querySelector('button')).toBeNull();
     expect(prompt.node.querySelector('.jp-zengine-ok')).not.toBeNull();
   });
@@ -84,7 +84,7 @@ describe('ApprovalPrompt', () => {
     d.release(reply(true));
     await flush();
     expect(texts(prompt.node, '.jp-zengine-approval-outcome')).toEqual([
-      'You always allowed (Bash(pytest:*)).'
+      'Always allowed (Bash(pytest:*)).'
     ]);
   });
 
@@ -96,7 +96,7 @@ describe('ApprovalPrompt', () => {
     d.release(reply(true));
     await flush();
     expect(prompt.node.dataset.outcome).toBe('denied');
-    expect(texts(prompt.node, '.jp-zengine-approval-outcome')).toEqual(['You denied.']);
+    expect(texts(prompt.node, '.jp-zengine-approval-outcome')).toEqual(['Denied by you.']);
     expect(prompt.node.querySelector('.jp-zengine-bad')).not.toBeNull();
 
     const e = deferred();
@@ -131,20 +131,20 @@ describe('ApprovalPrompt', () => {
     const d = deferred();
     const prompt = new ApprovalPrompt(host(), request(), d.answer);
     click(prompt.node, '.jp-zengine-allow');
-    prompt.settle('Denied by hook.', false);
+    prompt.settle('Denied by a hook.', false);
     d.release(reply(true));
     await flush();
     expect(prompt.node.dataset.outcome).toBe('denied');
-    expect(texts(prompt.node, '.jp-zengine-approval-outcome')).toEqual(['Denied by hook.']);
+    expect(texts(prompt.node, '.jp-zengine-approval-outcome')).toEqual(['Denied by a hook.']);
   });
 
   it('an answer from the other view settles it without a click', () => {
     const answer = vi.fn<Answer>();
     const prompt = new ApprovalPrompt(host(), request(), answer);
-    prompt.settle('Allowed by you.', true);
-    prompt.settle('Allowed by you (rule Bash(pytest:*)).', true); // one line, updated
+    prompt.settle('Allowed once.', true);
+    prompt.settle('Always allowed (Bash(pytest:*)).', true); // one line, updated
     expect(texts(prompt.node, '.jp-zengine-approval-outcome')).toEqual([
-      'Allowed by you (rule Bash(pytest:*)).'
+      'Always allowed (Bash(pytest:*)).'
     ]);
     expect(prompt.node.querySelector('.jp-zengine-approval-controls')).toBeNull();
     expect(answer).not.toHaveBeenCalled();
@@ -154,7 +154,7 @@ describe('ApprovalPrompt', () => {
     const prompt = new ApprovalPrompt(host(), request(), vi.fn());
     prompt.focus();
     expect(document.activeElement?.textContent).toBe('Allow once');
-    prompt.settle('Allowed by you.', true);
+    prompt.settle('Allowed once.', true);
     expect(document.activeElement).toBe(prompt.node.querySelector('.jp-zengine-approval-outcome'));
   });
 
@@ -163,28 +163,61 @@ describe('ApprovalPrompt', () => {
     host().appendChild(elsewhere);
     const prompt = new ApprovalPrompt(host(), request(), vi.fn());
     elsewhere.focus();
-    prompt.settle('Allowed by you.', true);
+    prompt.settle('Allowed once.', true);
     expect(document.activeElement).toBe(elsewhere);
   });
 });
 
 describe('outcomeText', () => {
-  it('names who allowed and the rule', () => {
-    expect(outcomeText({ kind: 'tool_call_approved', by: 'user' })).toBe('Allowed by you.');
+  // the same table as tests/engine/test_approval_outcome.py (the kernel's and the CLI's words)
+  it('a click once, always, or a policy decision', () => {
+    expect(outcomeText({ kind: 'tool_call_approved', by: 'user' })).toBe('Allowed once.');
+    expect(outcomeText({ kind: 'tool_call_approved', by: 'user', rule: 'Bash(pytest:*)' })).toBe(
+      'Always allowed (Bash(pytest:*)).'
+    );
     expect(outcomeText({ kind: 'tool_call_approved', by: 'rule', rule: 'Read(*)' })).toBe(
-      'Allowed by rule (rule Read(*)).'
+      'Allowed by policy (rule Read(*)).'
     );
     expect(outcomeText({ kind: 'tool_call_approved', by: 'mode', rule: null })).toBe(
-      'Allowed by mode.'
+      'Allowed by policy.'
+    );
+    expect(outcomeText({ kind: 'tool_call_approved', by: 'auto_allow' })).toBe(
+      'Allowed by policy (sandboxed).'
+    );
+    expect(outcomeText({ kind: 'tool_call_approved', by: 'hook' })).toBe('Allowed by a hook.');
+  });
+
+  it('names who denied and why, never "denied: denied"', () => {
+    for (const reason of ['', 'denied']) {
+      expect(outcomeText({ kind: 'tool_call_denied', by: 'user', reason })).toBe('Denied by you.');
+    }
+    expect(outcomeText({ kind: 'tool_call_denied', by: 'user', reason: '99 is too high.' })).toBe(
+      'Denied by you: 99 is too high.'
+    );
+    expect(outcomeText({ kind: 'tool_call_denied', by: 'rule', reason: 'no rm' })).toBe(
+      'Denied by policy: no rm.'
+    );
+    expect(outcomeText({ kind: 'tool_call_denied', by: 'mode', reason: 'plan mode' })).toBe(
+      'Denied by policy: plan mode.'
+    );
+    expect(outcomeText({ kind: 'tool_call_denied', by: 'hook', reason: 'no network' })).toBe(
+      'Denied by a hook: no network.'
     );
   });
 
-  it('names who denied and why', () => {
-    expect(outcomeText({ kind: 'tool_call_denied', by: 'user', reason: '' })).toBe(
-      'Denied by you.'
+  it('a stored approval record reads the same as the live event', () => {
+    expect(recordOutcomeText({ decision: 'allow_once', decided_by: 'user' })).toBe('Allowed once.');
+    expect(
+      recordOutcomeText({ decision: 'allow_always', decided_by: 'user', rule: 'Bash(ls:*)' })
+    ).toBe('Always allowed (Bash(ls:*)).');
+    expect(recordOutcomeText({ decision: 'allow_once', decided_by: 'sandbox' })).toBe(
+      'Allowed by policy (sandboxed).'
     );
-    expect(outcomeText({ kind: 'tool_call_denied', by: 'hook', reason: 'no network' })).toBe(
-      'Denied by hook: no network.'
+    expect(recordOutcomeText({ decision: 'deny', decided_by: 'rule', message: 'no rm' })).toBe(
+      'Denied by policy: no rm.'
+    );
+    expect(recordOutcomeText({ decision: 'deny', decided_by: 'user', message: null })).toBe(
+      'Denied by you.'
     );
   });
 });

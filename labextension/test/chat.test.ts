@@ -173,3 +173,49 @@ describe('a rewind', () => {
     expect(texts(root, '.jp-zengine-rewind-warning')).toEqual([warning]);
   });
 });
+
+describe('the Rewind control', () => {
+  const rewinds = (root: HTMLElement) =>
+    Array.from(root.querySelectorAll<HTMLElement>('.jp-zengine-rewind')).map(b => !b.hidden);
+
+  it('is not under the message whose turn still runs, and comes when it ends', () => {
+    const { chat, root } = view();
+    chat.apply({ ...S, kind: 'turn_started', prompt: 'set RATE' });
+    expect(rewinds(root)).toEqual([false]);
+    chat.apply({ ...S, kind: 'turn_ended', status: 'completed' });
+    expect(rewinds(root)).toEqual([true]);
+    chat.apply({ ...S, turn_id: 't2', kind: 'turn_started', prompt: 'again' });
+    expect(rewinds(root)).toEqual([true, false]); // the finished turn keeps it
+  });
+
+  it('a snapshot taken mid-turn hides it under the running turn only', () => {
+    const { chat, root } = view();
+    const running = RECORDS.filter(r => r.kind !== 'turn_end');
+    chat.reset({ ...snapshot(running), running_turn_id: 't1' } as Snapshot);
+    expect(rewinds(root)).toEqual([false]);
+    chat.reset(snapshot(RECORDS));
+    expect(rewinds(root)).toEqual([true]);
+  });
+});
+
+describe('approval outcomes in the panel', () => {
+  it('a deny without a note never reads "denied: denied", live or from the log', () => {
+    const live = view();
+    live.chat.apply({ ...S, kind: 'turn_started', prompt: 'set RATE' });
+    live.chat.apply({ ...S, kind: 'tool_call_proposed', call_id: 'c1', tool: 'Edit',
+      arguments: EDIT, summary: 'p.py' }); // prettier-ignore
+    live.chat.apply({ ...S, kind: 'tool_call_denied', call_id: 'c1', by: 'user',
+      reason: 'denied' }); // prettier-ignore
+    expect(texts(live.root, '.jp-zengine-tool-state')).toEqual(['denied: by you']);
+
+    const rebuilt = view();
+    rebuilt.chat.reset(
+      snapshot([
+        ...RECORDS.slice(0, 3),
+        { ...TS, id: 'a1', kind: 'approval', tool_call_id: 'c1', tool: 'Edit',
+          decision: 'deny', decided_by: 'user', message: null } // prettier-ignore
+      ])
+    );
+    expect(texts(rebuilt.root, '.jp-zengine-approval-outcome')).toEqual(['Denied by you.']);
+  });
+});

@@ -17,7 +17,9 @@ describe('StatusBar', () => {
     expect(bar.running).toBe(false);
     expect(cost(bar)).toBe('');
     expect(badge(bar)).toBeNull();
-    expect(bar.node.querySelector<HTMLButtonElement>('.jp-zengine-interrupt')!.disabled).toBe(true);
+    const interrupt = bar.node.querySelector<HTMLButtonElement>('.jp-zengine-interrupt')!;
+    expect(interrupt.disabled).toBe(true);
+    expect(interrupt.hidden).toBe(true); // Interrupt only while a turn runs
   });
 
   it('a running turn enables Interrupt, which calls back', () => {
@@ -25,6 +27,7 @@ describe('StatusBar', () => {
     const bar = new StatusBar(host(), onInterrupt);
     bar.setRunning('t1');
     expect(bar.running).toBe(true);
+    expect(bar.node.querySelector<HTMLButtonElement>('.jp-zengine-interrupt')!.hidden).toBe(false);
     expect(texts(bar.node, '.jp-zengine-running')).toEqual(['The agent is working…']);
     const interrupt = bar.node.querySelector<HTMLButtonElement>('.jp-zengine-interrupt')!;
     expect(interrupt.getAttribute('aria-label')).toBe('Interrupt the running turn');
@@ -33,7 +36,11 @@ describe('StatusBar', () => {
     bar.setRunning(null);
     expect(bar.running).toBe(false);
     expect(interrupt.disabled).toBe(true);
+    expect(interrupt.hidden).toBe(true);
     expect(texts(bar.node, '.jp-zengine-running')).toEqual(['']);
+    bar.interruptible = false; // a turn nobody can interrupt from here (nbclient)
+    bar.setRunning('t2');
+    expect(interrupt.hidden).toBe(true);
   });
 
   it('adds up the requests of a snapshot; unknown prices say so', () => {

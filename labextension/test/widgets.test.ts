@@ -121,7 +121,7 @@ describe('the %%agent turn widget', () => {
     });
     model.reply();
     await flush();
-    expect(texts(root, '.jp-zengine-approval-outcome')).toEqual(['You allowed once.']);
+    expect(texts(root, '.jp-zengine-approval-outcome')).toEqual(['Allowed once.']);
     model.emit(
       'msg:custom',
       events(

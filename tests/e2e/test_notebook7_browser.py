@@ -120,7 +120,7 @@ def test_status_turn_and_rewind_widgets_render_in_notebook_7(
     assert pipeline.read_text() == "RATE = 1\n"
     _shot(page, "1-approval")
     allow.click()
-    turn.locator(".jp-zengine-approval-outcome", has_text="Allowed by you.").wait_for()
+    turn.locator(".jp-zengine-approval-outcome", has_text="Allowed once.").wait_for()
     result = turn.locator(".jp-zengine-turn-result", has_text="Turn completed.")
     result.wait_for()
     assert "Changed pipeline.py." in result.inner_text()

@@ -250,7 +250,7 @@ def test_one_turn_shows_the_same_words_in_the_cell_and_the_panel(
     )
     for view in (widget, panel):
         view.locator('.jp-zengine-badge[data-badge="failed"]').wait_for()
-        _wait_text(view.locator(".jp-zengine-approval-outcome"), "Allowed by you")
+        _wait_text(view.locator(".jp-zengine-approval-outcome"), "Allowed once.")
         _open_checks(view)
     failed = _same(widget, panel, ".jp-zengine-badge")
     assert failed[0][0].startswith("Checks failed: ")
@@ -268,7 +268,7 @@ def test_one_turn_shows_the_same_words_in_the_cell_and_the_panel(
     widget.locator(".jp-zengine-turn-result", has_text="Turn completed.").wait_for()
     assert (lab.root / "pipeline.py").read_text().startswith("RATE = 3\n")
     outcomes = _same(widget, panel, ".jp-zengine-approval-outcome")
-    assert outcomes == [["Allowed by you."], ["Allowed by you."]]
+    assert outcomes == [["Allowed once."], ["Allowed once."]]
     verified = _same(widget, panel, ".jp-zengine-badge")
     assert verified[0][0].startswith("Verified: ")
     checks = _same(widget, panel, ".jp-zengine-check")

@@ -123,7 +123,7 @@ def test_status_trust_badge_and_rewind_in_a_browser(
             assert "RATE is 2 now." in turn.locator(".jp-zengine-item-assistant").inner_text()
             # --yes answered the approval: the prompt says so, without buttons
             answered = turn.locator(".jp-zengine-approval .jp-zengine-approval-outcome")
-            assert answered.inner_text().startswith("Allowed by you")
+            assert answered.inner_text() == "Allowed once."
             assert turn.locator(".jp-zengine-approval button").count() == 0
             assert (root / "pipeline.py").read_text() == "RATE = 2\n"
 

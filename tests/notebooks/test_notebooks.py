@@ -54,7 +54,7 @@ def test_quickstart_denial_edit_badge_rewind(copy: Path, tmp_path: Path) -> None
         texts = execute_notebook(nb, tmp_path / "kernel.log")
     print("\n---\n".join(texts))
     denied = _cell(texts, nb, "%%agent --wait --project")
-    assert "denied: " in denied, denied
+    assert "Denied by you: " in denied, denied
     assert "changed no files" in denied, denied
     allowed = _cell(texts, nb, "%%agent --wait --yes")
     assert "changed greet.py, tests/test_greet.py" in allowed, allowed
@@ -118,8 +118,8 @@ def test_safety_trust_modes_sandbox(copy: Path, tmp_path: Path, zengine_home: Pa
     settings = _cell(texts, nb, "import subprocess")
     assert "withheld until trusted: permissions.allow" in settings, settings
     assert "withheld until trusted: shell.sandbox.enabled" in settings, settings
-    assert "denied: " in _cell(texts, nb, "%%agent --wait --project playground")
-    assert "denied: " in _cell(texts, nb, "%%agent --wait --yes --mode plan")
+    assert "Denied by " in _cell(texts, nb, "%%agent --wait --project playground")
+    assert "Denied by policy: " in _cell(texts, nb, "%%agent --wait --yes --mode plan")
     assert (copy / "playground" / "notes.txt").exists()
     assert "trusted " in _cell(texts, nb, "%agent --wait /trust")
     assert "turn completed" in _cell(texts, nb, "%%agent --wait\nTry")

@@ -21,6 +21,7 @@ from zengine_jupyter.engine import (
     FixedApprovals,
     Session,
     SessionOptions,
+    approval_outcome,
     check_project_folder,
     close_discarding_unused,
 )
@@ -118,7 +119,7 @@ async def _show(events: Subscription) -> None:
             mark = "x" if event.is_error else "ok"
             err.write(f"  {mark} {first[0][:160] if first else ''}\n")
         elif isinstance(event, ToolCallDenied):
-            err.write(f"  denied: {event.reason}\n")
+            err.write(f"  {approval_outcome(event)}\n")
         elif isinstance(event, ProviderBusy | Notice):
             err.write(f"  [{event.message if isinstance(event, ProviderBusy) else event.text}]\n")
         elif isinstance(event, VerificationChanged):

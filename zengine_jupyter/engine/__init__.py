@@ -25,6 +25,7 @@ from zengine_jupyter.engine._context import (
 )
 from zengine_jupyter.engine._custom_commands import CustomCommand, parse_command_file
 from zengine_jupyter.engine._extension import CommandResult, SessionExtension, SlashCommand
+from zengine_jupyter.engine._outcome import approval_outcome
 from zengine_jupyter.engine._parts import SessionParts
 from zengine_jupyter.engine._ports import ApprovalPort, FixedApprovals
 from zengine_jupyter.engine._resume import RESUME_REASON, repair_on_resume, resume_repairs
@@ -98,6 +99,7 @@ __all__ = [
     "Subscription",
     "TurnInProgressError",
     "TurnOutcome",
+    "approval_outcome",
     "build_request",
     "check_project_folder",
     "check_request",

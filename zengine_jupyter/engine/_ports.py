@@ -28,7 +28,7 @@ class FixedApprovals:
 
     def __init__(self, allow: bool, message: str | None = None) -> None:
         self.allow = allow
-        self.message = message or "denied: this run is non-interactive and nobody could approve"
+        self.message = message or "this run is non-interactive and nobody could approve"
 
     async def ask(self, request: ApprovalRequest) -> ApprovalDecision:
         if self.allow:

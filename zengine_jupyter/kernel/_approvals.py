@@ -16,7 +16,7 @@ if TYPE_CHECKING:
 
 __all__ = ["KernelApprovals"]
 
-_NO_FRONTEND = "denied: this cell ran without a frontend to click (--wait or non-interactive)"
+_NO_FRONTEND = "this cell ran without a frontend to click (--wait or non-interactive)"
 
 
 class KernelApprovals:

@@ -391,6 +391,8 @@ def _result(outcome: TurnOutcome, session: Session) -> TurnResult:
 def _summary(widget: TurnWidget) -> str:
     """The turn in plain text, for outputs nobody watched live (papermill, nbclient); a slash
     command's is its answer."""
+    from zengine_jupyter.engine import approval_outcome
+
     if widget.command:
         results = [e for e in widget.kept if e.kind == "turn_result"]
         if results and results[-1].text:
@@ -404,7 +406,7 @@ def _summary(widget: TurnWidget) -> str:
             if event.hint:
                 lines.append(f"  {event.hint}")
         elif event.kind == "tool_call_denied":
-            lines.append(f"denied: {event.reason}")
+            lines.append(approval_outcome(event))
         elif event.kind == "notice" and event.topic == "replay":
             lines.append(event.text)  # a recording must say so wherever it is shown
         elif event.kind == "verification_changed":

@@ -50,21 +50,18 @@ export class ApprovalPrompt {
       row,
       'jp-zengine-allow jp-mod-accept',
       'Allow once',
-      () => void this._send({ action: 'allow_once' }, 'allowed once')
+      () => void this._send({ action: 'allow_once' })
     );
     button(
       row,
       'jp-zengine-always',
       'Always allow',
       () =>
-        void this._send(
-          {
-            action: 'always_allow',
-            layer: this._layer.value as 'local' | 'user',
-            rule: request.suggested_rule
-          },
-          `always allowed (${request.suggested_rule})`
-        ),
+        void this._send({
+          action: 'always_allow',
+          layer: this._layer.value as 'local' | 'user',
+          rule: request.suggested_rule
+        }),
       `Always allow ${request.suggested_rule}`
     );
     const layerLabel = el('label', 'jp-zengine-layer', 'Remember in ', row);
@@ -81,14 +78,14 @@ export class ApprovalPrompt {
     this._reason.addEventListener('keydown', event => {
       if (event.key === 'Enter') {
         event.preventDefault();
-        void this._send({ action: 'deny', message: this._reason.value || null }, 'denied');
+        void this._send({ action: 'deny', message: this._reason.value || null });
       }
     });
     button(
       denyRow,
       'jp-zengine-deny jp-mod-reject',
       'Deny',
-      () => void this._send({ action: 'deny', message: this._reason.value || null }, 'denied')
+      () => void this._send({ action: 'deny', message: this._reason.value || null })
     );
     this._error = el('div', 'jp-zengine-approval-error', null, node);
     this._error.setAttribute('role', 'alert');
@@ -135,7 +132,7 @@ export class ApprovalPrompt {
     el('div', 'jp-zengine-approval-outcome', text, this.node).setAttribute('role', 'status');
   }
 
-  private async _send(decision: ApprovalDecision, label: string): Promise<void> {
+  private async _send(decision: ApprovalDecision): Promise<void> {
     if (this.answered) {
       return;
     }
@@ -150,7 +147,7 @@ export class ApprovalPrompt {
       return; // the event arrived first
     }
     if (reply.ok) {
-      this.settle(`You ${label}.`, decision.action !== 'deny');
+      this.settle(clickText(decision), decision.action !== 'deny');
     } else {
       buttons.forEach(b => (b.disabled = false));
       this._error.textContent = errorText(reply);
@@ -166,16 +163,68 @@ export class ApprovalPrompt {
   private _line: HTMLElement | null = null;
 }
 
-/** The outcome line for a ToolCallApproved / ToolCallDenied event. */
+/** The outcome of the user's own click, in the words the engine's event will use. */
+function clickText(decision: ApprovalDecision): string {
+  if (decision.action === 'deny') {
+    return outcomeText({ kind: 'tool_call_denied', by: 'user', reason: decision.message });
+  }
+  const rule = decision.action === 'always_allow' ? (decision.rule ?? null) : null;
+  return outcomeText({ kind: 'tool_call_approved', by: 'user', rule });
+}
+
+const NO_REASON = ['', 'denied']; // the engine's stand-in when a user denies without a note
+
+function withReason(head: string, reason: string | null | undefined): string {
+  const text = (reason ?? '').trim().replace(/\.$/, '');
+  return NO_REASON.includes(text) ? `${head}.` : `${head}: ${text}.`;
+}
+
+/**
+ * The outcome line for a ToolCallApproved / ToolCallDenied event (or the user's own click,
+ * before the event). The same words as the engine's `approval_outcome` (Python): "Allowed
+ * once.", "Always allowed (RULE).", "Allowed by policy (rule RULE).", "Denied by you: REASON.",
+ * "Denied by policy: REASON.", "Denied by a hook: REASON."
+ */
 export function outcomeText(
   event:
     | { kind: 'tool_call_approved'; by: string; rule?: string | null }
-    | { kind: 'tool_call_denied'; by: string; reason: string }
+    | { kind: 'tool_call_denied'; by: string; reason?: string | null }
 ): string {
   if (event.kind === 'tool_call_approved') {
-    const by = event.by === 'user' ? 'by you' : `by ${event.by}`;
-    return `Allowed ${by}${event.rule ? ` (rule ${event.rule})` : ''}.`;
+    if (event.by === 'user') {
+      return event.rule ? `Always allowed (${event.rule}).` : 'Allowed once.';
+    }
+    if (event.by === 'hook') {
+      return 'Allowed by a hook.';
+    }
+    if (event.rule) {
+      return `Allowed by policy (rule ${event.rule}).`;
+    }
+    return event.by === 'auto_allow' ? 'Allowed by policy (sandboxed).' : 'Allowed by policy.';
   }
-  const by = event.by === 'user' ? 'by you' : `by ${event.by}`;
-  return `Denied ${by}${event.reason ? `: ${event.reason}` : ''}.`;
+  const head =
+    event.by === 'user'
+      ? 'Denied by you'
+      : event.by === 'hook'
+        ? 'Denied by a hook'
+        : event.by === 'no_answer'
+          ? 'Denied (nobody answered)'
+          : 'Denied by policy';
+  return withReason(head, event.reason);
+}
+
+/** The same line for a stored ApprovalRecord (a chat's history). */
+export function recordOutcomeText(record: {
+  decision?: string | null;
+  decided_by?: string | null;
+  rule?: string | null;
+  message?: string | null;
+}): string {
+  const by = record.decided_by ?? 'user';
+  if (record.decision === 'deny') {
+    return outcomeText({ kind: 'tool_call_denied', by, reason: record.message });
+  }
+  const shown = by === 'sandbox' ? 'auto_allow' : by;
+  const rule = by === 'user' && record.decision !== 'allow_always' ? null : record.rule;
+  return outcomeText({ kind: 'tool_call_approved', by: shown, rule });
 }

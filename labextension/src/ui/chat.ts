@@ -6,7 +6,7 @@
  * The cost and the verification badge live in the view's `StatusBar`.
  */
 
-import { ApprovalPrompt, Answer, outcomeText } from './approvals';
+import { ApprovalPrompt, Answer, outcomeText, recordOutcomeText } from './approvals';
 import { collapsed, el, follow } from './dom';
 import { IMarkdown, MarkdownBlock } from './markdown';
 import { ApprovalRequest, EngineEvent, LogRecord, MessageRecord, Snapshot } from '../protocol';
@@ -53,6 +53,7 @@ export class ChatView {
       this._prompt(request);
     }
     this._options.status.setRunning(snapshot.running_turn_id ?? null);
+    this._showRewinds(snapshot.running_turn_id ?? null);
   }
 
   clear(): void {
@@ -73,6 +74,7 @@ export class ChatView {
           this._user(event.prompt, event.turn_id ?? null);
         }
         status.setRunning(event.turn_id ?? 'running');
+        this._showRewinds(event.turn_id ?? null);
         this.node.scrollTop = this.node.scrollHeight;
         return;
       case 'text_streamed':
@@ -129,6 +131,7 @@ export class ChatView {
       case 'turn_ended':
         this._endStream();
         status.setRunning(null);
+        this._showRewinds(null);
         if (event.status !== 'completed') {
           this._line('notice', `Turn ${event.status}${event.reason ? `: ${event.reason}` : ''}.`);
         }
@@ -212,9 +215,7 @@ export class ChatView {
         const allowed = record.decision !== 'deny';
         const card = this._cards.get(record.tool_call_id);
         const by = record.decided_by ?? 'user';
-        const text = allowed
-          ? `Allowed by ${by === 'user' ? 'you' : by}${record.rule ? ` (rule ${record.rule})` : ''}.`
-          : `Denied by ${by === 'user' ? 'you' : by}${record.message ? `: ${record.message}` : ''}.`;
+        const text = recordOutcomeText(record);
         if (card && card.node.dataset.state === 'proposed') {
           card.setState(allowed ? 'allowed' : 'denied');
         }
@@ -319,6 +320,17 @@ export class ChatView {
     }
   }
 
+  /**
+   * No "Rewind…" under the message whose turn still runs (it has nothing settled to rewind to
+   * yet; Interrupt is the control then); every finished turn's message keeps it, even one that
+   * changed no files, since "Conversation" still drops that message and its answer.
+   */
+  private _showRewinds(running: string | null): void {
+    for (const box of this.node.querySelectorAll<HTMLElement>('.jp-zengine-rewind')) {
+      box.hidden = running !== null && box.dataset.turnId === running;
+    }
+  }
+
   private _stream(): MarkdownBlock {
     if (!this._text) {
       this._thinkingBody = null;
@@ -376,7 +388,11 @@ export class ChatView {
   ): void {
     const allowed = event.kind === 'tool_call_approved';
     const card = this._cards.get(event.call_id);
-    card?.setState(allowed ? 'allowed' : 'denied', allowed ? event.by : event.reason);
+    // the state names who decided; the outcome line below says it in full
+    card?.setState(
+      allowed ? 'allowed' : 'denied',
+      event.by === 'user' ? 'by you' : `by ${event.by}`
+    );
     if (card && event.kind === 'tool_call_denied' && event.diff) {
       card.setDiff(event.diff); // what the denied call would have changed
     }

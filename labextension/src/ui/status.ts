@@ -66,7 +66,8 @@ export class StatusBar {
 
   /** Whether anyone can press Interrupt here (false: hidden, e.g. a turn run by nbclient). */
   set interruptible(value: boolean) {
-    this._interrupt.hidden = !value;
+    this._interruptible = value;
+    this._interrupt.hidden = !value || !this.running;
   }
 
   setTitle(title: string): void {
@@ -78,6 +79,7 @@ export class StatusBar {
     this.node.dataset.running = turnId ? 'true' : 'false';
     this._running.textContent = turnId ? 'The agent is working…' : '';
     this._interrupt.disabled = !turnId;
+    this._interrupt.hidden = !this._interruptible || !turnId; // only while a turn runs
   }
 
   get running(): boolean {
@@ -165,6 +167,7 @@ export class StatusBar {
   private _title: HTMLElement;
   private _running: HTMLElement;
   private _interrupt: HTMLButtonElement;
+  private _interruptible = true;
   private _cost: HTMLElement;
   private _badgeBox: HTMLElement;
   private _result: HTMLElement;
