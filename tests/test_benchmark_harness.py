@@ -170,3 +170,16 @@ def test_the_anchor_never_replaces_a_folder_that_is_not_a_venv(
     assert python is None
     assert why == f"{tmp_path} exists and is not a virtual environment: not replacing it"
     assert (tmp_path / "notes.txt").read_text() == "mine"
+
+
+def test_a_cost_over_the_baseline_is_a_limit_too() -> None:
+    rows = [
+        Row("sandbox", 0.0095, 0.0020, None, max_over=0.008),
+        Row("slow sandbox", 0.0220, 0.0020, None, max_over=0.008),
+        Row("both", 0.0050, 0.0010, 4.0, max_over=0.008),
+    ]
+    assert [r.ok for r in rows] == [True, False, False]  # the last is within +8 ms, not 4x
+    lines = render(rows).splitlines()
+    assert lines[1].endswith("+7.5 ms over baseline <= +8.0 ms ok")
+    assert lines[2].endswith("+20.0 ms over baseline <= +8.0 ms OVER")
+    assert lines[3].endswith("<= 4 OVER, +4.0 ms over baseline <= +8.0 ms ok")

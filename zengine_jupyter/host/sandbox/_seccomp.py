@@ -16,6 +16,7 @@ interpreter and through real bubblewrap.
 from __future__ import annotations
 
 import errno
+import functools
 import os
 import struct
 from dataclasses import dataclass
@@ -99,8 +100,11 @@ def assemble(program: list[Insn]) -> bytes:
     return bytes(out)
 
 
+@functools.cache
 def network_off_program(machine: str, *, refuse_errno: int = errno.EPERM) -> bytes:
-    """The filter for ``machine`` (``platform.machine()``); KeyError if it is not supported."""
+    """The filter for ``machine`` (``platform.machine()``); KeyError if it is not supported.
+
+    Pure and immutable (bytes), so it is assembled once per process and argument."""
     arch = ARCHES[machine]
     deny = SECCOMP_RET_ERRNO | refuse_errno
     prog = [
