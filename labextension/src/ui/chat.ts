@@ -12,7 +12,7 @@ import { IMarkdown, MarkdownBlock } from './markdown';
 import { ApprovalRequest, EngineEvent, LogRecord, MessageRecord, Snapshot } from '../protocol';
 import { RewindHandler, addRewindControl, rewindOutcome } from './rewind';
 import { StatusBar, busyText } from './status';
-import { ToolCard } from './toolcard';
+import { ToolCard, ToolGroup, groupOf } from './toolcard';
 
 export interface IChatOptions {
   /** Renders markdown (null: plain text). */
@@ -59,6 +59,7 @@ export class ChatView {
   clear(): void {
     this.node.replaceChildren();
     this._cards.clear();
+    this._began.clear();
     this._prompts.clear();
     this._endStream();
     this._options.status.reset();
@@ -100,7 +101,7 @@ export class ChatView {
         this._cards.get(event.call_id)?.setState('running');
         break;
       case 'tool_call_finished':
-        this._cardFor(event.call_id).finish(event.output, event.is_error, event.diff);
+        this._finish(this._cardFor(event.call_id), event.output, event.is_error, event.diff);
         break;
       case 'provider_busy':
         this._line('busy', busyText(event.attempt, event.wait_s)).title = event.message; // the provider's own words, on hover
@@ -200,18 +201,24 @@ export class ChatView {
       case 'message':
         this._message(record, turnId);
         break;
-      case 'tool_result':
-        this._cardFor(record.tool_call_id, record.name).finish(
-          record.output ?? '',
-          record.is_error ?? false,
-          record.diff
-        );
+      case 'tool_result': {
+        const card = this._cardFor(record.tool_call_id, record.name);
+        this._finish(card, record.output ?? '', record.is_error ?? false, record.diff);
+        const began = seconds(this._began.get(record.tool_call_id));
+        const ended = seconds(record.ts);
+        if (began !== null && ended !== null && ended >= began) {
+          card.setDuration(ended - began); // from the call (or its answer) to its result
+        }
         results.set(record.tool_call_id, {
           output: record.output ?? '',
           isError: record.is_error ?? false
         });
         break;
+      }
       case 'approval': {
+        if (record.ts) {
+          this._began.set(record.tool_call_id, record.ts); // it ran once answered
+        }
         const allowed = record.decision !== 'deny';
         const card = this._cards.get(record.tool_call_id);
         const by = record.decided_by ?? 'user';
@@ -290,6 +297,9 @@ export class ChatView {
     for (const call of record.tool_calls ?? []) {
       this._endStream();
       this._card(call.id, call.name, call.input ?? {});
+      if (record.ts) {
+        this._began.set(call.id, record.ts);
+      }
     }
   }
 
@@ -361,9 +371,20 @@ export class ChatView {
   }
 
   private _card(callId: string, tool: string, args: Record<string, unknown>): ToolCard {
+    const previous = this.node.lastElementChild;
     const card = new ToolCard(this.node, callId, tool, args);
+    ToolGroup.join(previous, card); // consecutive reads: one line
     this._cards.set(callId, card);
     return card;
+  }
+
+  /** A call's result; a failed call in a group opens it, so its error line shows. */
+  private _finish(card: ToolCard, output: string, isError: boolean, diff?: string | null): void {
+    card.finish(output, isError, diff);
+    const group = groupOf(card);
+    if (group && card.node.dataset.state === 'failed') {
+      group.open = true;
+    }
   }
 
   private _cardFor(callId: string, tool = 'tool'): ToolCard {
@@ -381,6 +402,11 @@ export class ChatView {
     const prompt = new ApprovalPrompt(card.slot, request, this._options.answer);
     this._prompts.set(request.call_id, prompt);
     card.node.dataset.waiting = 'true';
+    card.open = true; // a card waiting for an answer shows what it would do
+    const group = groupOf(card);
+    if (group) {
+      group.open = true;
+    }
   }
 
   private _decided(
@@ -411,9 +437,17 @@ export class ChatView {
   /** The conversation rewinds seen live, by the turn rewound to (a snapshot redraws them). */
   private _rewinds = new Map<string, Extract<EngineEvent, { kind: 'rewound' }>>();
   private _cards = new Map<string, ToolCard>();
+  /** From the log: when each call was made or answered (its duration ends at its result). */
+  private _began = new Map<string, string>();
   private _prompts = new Map<string, ApprovalPrompt>();
   private _text: MarkdownBlock | null = null;
   private _thinkingBody: HTMLElement | null = null;
+}
+
+/** An ISO timestamp in seconds (null: none, or it does not parse). */
+function seconds(iso: string | undefined): number | null {
+  const ms = iso ? Date.parse(iso) : NaN;
+  return Number.isNaN(ms) ? null : ms / 1000;
 }
 
 /**
