@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 
 import { EngineEvent, LogRecord, Snapshot } from '../src/protocol';
-import { ChatView, checkSummary, noticeText, oneDecimal } from '../src/ui/chat';
+import { AGENT_NAME, ChatView, checkSummary, noticeText, oneDecimal } from '../src/ui/chat';
 import { StatusBar } from '../src/ui/status';
 import { host, texts } from './helpers';
 
@@ -303,5 +303,52 @@ describe('compact tool calls in the conversation', () => {
       ] as LogRecord[])
     );
     expect(texts(root, '.jp-zengine-tool-time')).toEqual(['12s', '']);
+  });
+});
+
+describe('messages: who and when', () => {
+  it("the user's message is a bubble with its time; the agent's names itself, the model, the time", () => {
+    const { chat, root } = view();
+    chat.reset(
+      snapshot([
+        { id: 'm0', ts: '2026-01-01T09:00:00Z', kind: 'model_change', model: 'claude-x' },
+        { ...TS, id: 'r1', kind: 'turn_start', turn_id: 't1' },
+        { id: 'r2', ts: '2026-01-01T10:05:00Z', kind: 'message', role: 'user', text: 'hi' },
+        { id: 'r3', ts: '2026-01-01T10:06:00Z', kind: 'message', role: 'assistant',
+          text: 'hello' } // prettier-ignore
+      ] as LogRecord[])
+    );
+    const user = root.querySelector('.jp-zengine-item-user')!;
+    expect(texts(user, '.jp-zengine-body')).toEqual(['hi']); // the text alone, as tests read it
+    const userTime = user.querySelector<HTMLTimeElement>('.jp-zengine-meta time')!;
+    expect(userTime.dateTime).toBe('2026-01-01T10:05:00.000Z');
+    expect(userTime.textContent).toBe(
+      new Date('2026-01-01T10:05:00Z').toLocaleTimeString([], {
+        hour: '2-digit',
+        minute: '2-digit'
+      })
+    );
+    const agent = root.querySelector('.jp-zengine-item-assistant')!;
+    expect(texts(agent, '.jp-zengine-author')).toEqual([AGENT_NAME]);
+    expect(texts(agent, '.jp-zengine-model')).toEqual(['claude-x']);
+    expect(agent.querySelector<HTMLTimeElement>('time')!.dateTime).toBe('2026-01-01T10:06:00.000Z');
+    expect(texts(agent, '.jp-zengine-body')).toEqual(['hello']);
+  });
+
+  it('live messages take the time they arrive; no model known, none shown', () => {
+    const { chat, root } = view();
+    const before = Date.now();
+    chat.apply({ ...S, kind: 'turn_started', prompt: 'go' });
+    chat.apply({ ...S, kind: 'text_streamed', text: 'ok' });
+    for (const time of root.querySelectorAll<HTMLTimeElement>('.jp-zengine-meta time')) {
+      expect(Date.parse(time.dateTime)).toBeGreaterThanOrEqual(before - 1000);
+    }
+    expect(root.querySelectorAll('.jp-zengine-meta time')).toHaveLength(2);
+    expect(root.querySelector('.jp-zengine-model')).toBeNull();
+    chat.setModel('m-2');
+    chat.apply({ ...S, kind: 'tool_call_proposed', call_id: 'c', tool: 'Bash',
+      arguments: { command: 'ls' }, summary: '' }); // prettier-ignore
+    chat.apply({ ...S, kind: 'text_streamed', text: 'next' });
+    expect(texts(root, '.jp-zengine-model')).toEqual(['m-2']);
   });
 });

@@ -160,6 +160,45 @@ def _heads(widget: Any, panel: Any) -> list[list[str]]:
     return [list(map(str, head)) for head in mine]
 
 
+_OVERFLOWING = """panel => {
+  const edge = panel.getBoundingClientRect().right + 1;
+  const out = [];
+  for (const node of panel.querySelectorAll('*')) {
+    const box = node.getBoundingClientRect();
+    if (!box.width || box.right <= edge) continue;
+    let clipped = false;  // inside a box that scrolls or clips and itself fits
+    for (let up = node.parentElement; up && up !== panel; up = up.parentElement) {
+      if (getComputedStyle(up).overflowX !== 'visible'
+          && up.getBoundingClientRect().right <= edge) { clipped = true; break; }
+    }
+    if (!clipped) out.push(`${node.tagName}.${node.className}`);
+  }
+  return out;
+}"""
+
+
+def _narrow(page: Any, panel: Any) -> None:
+    """At 250 px, while a turn runs and asks: "The agent is working…" stays on one line and no
+    element of the panel reaches past its right edge (element boxes). Screenshot, then back."""
+    node = panel.element_handle()
+    before = node.evaluate("node => node.style.width")
+    node.evaluate("node => { node.style.width = '250px' }")
+    try:
+        page.wait_for_function("node => node.getBoundingClientRect().width <= 251", arg=node)
+        running = panel.locator(".jp-zengine-running")
+        assert running.inner_text() == "The agent is working…"
+        height, line = running.evaluate(
+            "n => [n.getBoundingClientRect().height, parseFloat(getComputedStyle(n).lineHeight)"
+            " || parseFloat(getComputedStyle(n).fontSize) * 1.4]"
+        )
+        assert height <= 1.6 * line, f"the status wraps: {height}px for a {line}px line"
+        overflowing = node.evaluate(_OVERFLOWING)
+        panel.screenshot(path=str(ARTIFACTS / "light-panel-250px.png"))
+        assert not overflowing, f"past the panel's edge at 250 px: {overflowing}"
+    finally:
+        node.evaluate("(node, width) => { node.style.width = width }", before)
+
+
 def _wait_text(locator: Any, text: str) -> None:
     """Wait until the (first) element of ``locator`` contains ``text``."""
     locator.page.wait_for_function(
@@ -262,6 +301,7 @@ def test_one_turn_shows_the_same_words_in_the_cell_and_the_panel(
     widget.locator(".jp-zengine-approval .jp-zengine-allow").wait_for()
     panel.locator(".jp-zengine-approval .jp-zengine-allow").wait_for()
     assert (lab.root / "pipeline.py").read_text() == ORIGINAL  # nothing before the answer
+    _narrow(page, panel)
     assert _lines(panel.locator(".jp-zengine-item-user .jp-zengine-body").inner_text()) == [PROMPT]
     _same(widget, panel, ".jp-zengine-approval-title")
     widget.locator(".jp-zengine-approval .jp-zengine-allow").click()
@@ -302,7 +342,7 @@ def test_one_turn_shows_the_same_words_in_the_cell_and_the_panel(
     # the streamed markdown, rendered by JupyterLab in both views
     _wait_text(panel.locator(".jp-zengine-item-assistant").last, "check passes.")
     _wait_text(widget.locator(".jp-zengine-item-assistant").last, "check passes.")
-    said = _same(widget, panel, ".jp-zengine-item-assistant")
+    said = _same(widget, panel, ".jp-zengine-item-assistant .jp-zengine-body")
     assert said == [
         ["I'll set RATE in pipeline.py:", "RATE = 2"],
         ["The check wants 3, not 2."],
@@ -312,6 +352,8 @@ def test_one_turn_shows_the_same_words_in_the_cell_and_the_panel(
         first = view.locator(".jp-zengine-item-assistant").first
         assert first.locator(".jp-RenderedMarkdown strong").inner_text() == "RATE"
         assert first.locator(".jp-RenderedMarkdown pre").inner_text().strip() == "RATE = 2"
+        assert first.locator(".jp-RenderedMarkdown pre > .jp-zengine-copy").count() == 1
+        assert first.locator(".jp-zengine-meta .jp-zengine-author").inner_text() == "zengine"
     # the tool cards: name, summary, state; the Edits' diffs line by line
     cards = _heads(widget, panel)
     assert [card[0] for card in cards] == ["Read", "Edit", "Verify", "Edit", "Verify"]
@@ -395,7 +437,7 @@ def test_one_turn_shows_the_same_words_in_the_cell_and_the_panel(
     _shoot(page, widget, panel, "dark")
 
 
-_REBUILT = (".jp-zengine-item-assistant",
+_REBUILT = (".jp-zengine-item-assistant .jp-zengine-body",
             '.jp-zengine-tool[data-tool="Edit"] .jp-zengine-diff', ".jp-zengine-approval-outcome",
             ".jp-zengine-badge", ".jp-zengine-check")  # fmt: skip
 

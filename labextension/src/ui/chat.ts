@@ -176,6 +176,11 @@ export class ChatView {
     }
   }
 
+  /** The model answering (the chat's, when known): the agent's messages name it. */
+  setModel(model: string | null | undefined): void {
+    this._model = model ?? null;
+  }
+
   /** The prompt waiting for an answer, if any (keyboard users jump to it). */
   firstOpenPrompt(): ApprovalPrompt | null {
     for (const prompt of this._prompts.values()) {
@@ -265,6 +270,7 @@ export class ChatView {
         this._line('notice', `Mode: ${record.mode}`);
         break;
       case 'model_change':
+        this._model = record.model;
         this._line('notice', `Model: ${record.model}`);
         break;
       case 'compaction':
@@ -282,7 +288,7 @@ export class ChatView {
   private _message(record: MessageRecord, turnId: string | null): void {
     if (record.role === 'user') {
       this._endStream();
-      this._user(record.text ?? '', turnId);
+      this._user(record.text ?? '', turnId, record.ts);
       return;
     }
     for (const block of record.thinking ?? []) {
@@ -290,7 +296,7 @@ export class ChatView {
     }
     if (record.text) {
       this._endStream();
-      const block = this._stream();
+      const block = this._stream(record.ts);
       block.append(record.text);
       this._endStream();
     }
@@ -318,9 +324,11 @@ export class ChatView {
     return item;
   }
 
-  private _user(text: string, turnId: string | null): void {
+  private _user(text: string, turnId: string | null, ts?: string): void {
     const item = this._item('user');
     item.setAttribute('aria-label', 'Your message');
+    const meta = el('div', 'jp-zengine-meta', null, item);
+    stamp(meta, ts);
     el('div', 'jp-zengine-body', text, item);
     if (turnId) {
       item.dataset.turnId = turnId;
@@ -341,11 +349,17 @@ export class ChatView {
     }
   }
 
-  private _stream(): MarkdownBlock {
+  private _stream(ts?: string): MarkdownBlock {
     if (!this._text) {
       this._thinkingBody = null;
       const item = this._item('assistant');
       item.setAttribute('aria-label', 'Agent');
+      const meta = el('div', 'jp-zengine-meta', null, item);
+      el('span', 'jp-zengine-author', AGENT_NAME, meta);
+      if (this._model) {
+        el('span', 'jp-zengine-model', this._model, meta);
+      }
+      stamp(meta, ts);
       this._text = new MarkdownBlock(
         this._options.markdown,
         el('div', 'jp-zengine-body', null, item)
@@ -441,7 +455,25 @@ export class ChatView {
   private _began = new Map<string, string>();
   private _prompts = new Map<string, ApprovalPrompt>();
   private _text: MarkdownBlock | null = null;
+  private _model: string | null = null;
   private _thinkingBody: HTMLElement | null = null;
+}
+
+/** How the agent's messages are signed. */
+export const AGENT_NAME = 'zengine';
+
+/** A message's time: hours and minutes, the full date on hover (now, for a live message). */
+function stamp(parent: HTMLElement, iso?: string): void {
+  const parsed = iso ? new Date(iso) : new Date();
+  const date = Number.isNaN(parsed.getTime()) ? new Date() : parsed;
+  const time = el(
+    'time',
+    'jp-zengine-time',
+    date.toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' }),
+    parent
+  );
+  time.dateTime = date.toISOString();
+  time.title = date.toLocaleString();
 }
 
 /** An ISO timestamp in seconds (null: none, or it does not parse). */
