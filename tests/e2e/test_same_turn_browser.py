@@ -192,6 +192,11 @@ def _narrow(page: Any, panel: Any) -> None:
             " || parseFloat(getComputedStyle(n).fontSize) * 1.4]"
         )
         assert height <= 1.6 * line, f"the status wraps: {height}px for a {line}px line"
+        tops = [panel.locator(s).evaluate("n => n.getBoundingClientRect().top")
+                for s in (".jp-zengine-running", ".jp-zengine-interrupt")]  # fmt: skip
+        assert abs(tops[0] - tops[1]) < line, f"Interrupt is not beside the status: {tops}"
+        widths = running.evaluate("n => [n.scrollWidth, n.clientWidth]")
+        assert widths[0] <= widths[1], f"the status is cut short at 250 px: {widths}"
         overflowing = node.evaluate(_OVERFLOWING)
         panel.screenshot(path=str(ARTIFACTS / "light-panel-250px.png"))
         assert not overflowing, f"past the panel's edge at 250 px: {overflowing}"
