@@ -286,6 +286,10 @@ describe('compact tool calls in the conversation', () => {
     expect(card.querySelector<HTMLElement>('.jp-zengine-tool-body')!.hidden).toBe(false);
     expect(card.querySelector('.jp-zengine-diff')).not.toBeNull();
     expect(card.querySelector('.jp-zengine-tool-slot .jp-zengine-approval')).not.toBeNull();
+    chat.apply({ ...S, kind: 'tool_call_approved', call_id: 'c1', by: 'user' } as EngineEvent);
+    expect(card.dataset.open).toBe('false'); // answered: one line again
+    expect(card.querySelector('.jp-zengine-diff')).not.toBeNull();
+    expect(texts(card, '.jp-zengine-approval-outcome')).toEqual(['Allowed once.']);
   });
 
   it('from the log, a call lasts from its answer (or its message) to its result', () => {

@@ -438,6 +438,7 @@ export class ChatView {
     }
     if (card) {
       delete card.node.dataset.waiting;
+      card.open = false; // answered: back to one line (the diff and the outcome stay shown)
     }
     this._prompts.get(event.call_id)?.settle(outcomeText(event), allowed);
   }
