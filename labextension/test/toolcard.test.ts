@@ -1,14 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 
-import {
-  argumentDiff,
-  duration,
-  errorLine,
-  groupOf,
-  summarize,
-  ToolCard,
-  ToolGroup
-} from '../src/ui/toolcard';
+import { argumentDiff, duration, errorLine, summarize, ToolCard } from '../src/ui/toolcard';
+import { groupOf, ToolGroup } from '../src/ui/toolgroup';
 import { host, texts } from './helpers';
 
 /** Each diff line's class and text, as the card shows it. */

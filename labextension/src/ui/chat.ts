@@ -12,7 +12,8 @@ import { IMarkdown, MarkdownBlock } from './markdown';
 import { ApprovalRequest, EngineEvent, LogRecord, MessageRecord, Snapshot } from '../protocol';
 import { RewindHandler, addRewindControl, rewindOutcome } from './rewind';
 import { StatusBar, busyText } from './status';
-import { ToolCard, ToolGroup, groupOf } from './toolcard';
+import { ToolCard } from './toolcard';
+import { ToolGroup, groupOf } from './toolgroup';
 
 export interface IChatOptions {
   /** Renders markdown (null: plain text). */
