@@ -192,6 +192,7 @@ export class ZenginePanel extends Widget {
     const meta = reply.sessions?.find(m => m.id === session);
     if (meta && session === this._sessionId) {
       this._bar.setChat(meta.cost_usd, meta.title);
+      this._chat.setModel(meta.model); // the agent's next messages name it
     }
   }
 

@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 
 import { EngineEvent, LogRecord, Snapshot } from '../src/protocol';
-import { ChatView, checkSummary, noticeText, oneDecimal } from '../src/ui/chat';
+import { AGENT_NAME, ChatView, checkSummary, noticeText, oneDecimal } from '../src/ui/chat';
 import { StatusBar } from '../src/ui/status';
 import { host, texts } from './helpers';
 
@@ -45,10 +45,15 @@ function view(): { chat: ChatView; bar: StatusBar; root: HTMLElement } {
   return { chat, bar, root };
 }
 
-/** The words a reader compares: card heads, diffs, check lines, the badge, rewinds. */
+/** The words a reader compares: card heads (without the duration each view measures), diffs,
+ * check lines, the badge, rewinds. */
 function words(root: HTMLElement): Record<string, string[]> {
   return {
-    heads: texts(root, '.jp-zengine-tool-head'),
+    heads: Array.from(root.querySelectorAll('.jp-zengine-tool-head')).map(head =>
+      Array.from(head.querySelectorAll('span:not(.jp-zengine-tool-time)'))
+        .map(s => s.textContent)
+        .join('')
+    ),
     diffs: texts(root, '.jp-zengine-diff'),
     checks: texts(root, '.jp-zengine-check'),
     badge: texts(root, '.jp-zengine-badge'),
@@ -217,5 +222,137 @@ describe('approval outcomes in the panel', () => {
       ])
     );
     expect(texts(rebuilt.root, '.jp-zengine-approval-outcome')).toEqual(['Denied by you.']);
+  });
+});
+
+describe('compact tool calls in the conversation', () => {
+  const reads = (ids: string[]): EngineEvent[] =>
+    ([] as EngineEvent[]).concat(
+      ...ids.map((id): EngineEvent[] => [
+        { ...S, kind: 'tool_call_proposed', call_id: id, tool: 'Read',
+        arguments: { path: `${id}.py` }, summary: '' }, // prettier-ignore
+        { ...S, kind: 'tool_call_started', call_id: id },
+        { ...S, kind: 'tool_call_finished', call_id: id, is_error: id === 'bad',
+        output: id === 'bad' ? 'No such file: bad.py' : 'x' } // prettier-ignore
+      ])
+    );
+
+  it('groups consecutive reads live and rebuilt alike; text between starts a new line', () => {
+    const live = view();
+    [
+      ...reads(['r1', 'r2', 'r3']),
+      { ...S, kind: 'text_streamed', text: 'Now the tests.' },
+      ...reads(['r4'])
+    ].forEach(event => live.chat.apply(event as EngineEvent));
+    expect(texts(live.root, '.jp-zengine-tool-group-head')).toEqual(['Read 3 files']);
+    expect(live.chat.node.querySelectorAll(':scope > .jp-zengine-tool')).toHaveLength(1);
+
+    const rebuilt = view();
+    rebuilt.chat.reset(
+      snapshot([
+        { ...TS, id: 'm1', kind: 'message', role: 'assistant', text: '',
+          tool_calls: ['r1', 'r2', 'r3'].map(id => ({ id, name: 'Read', input: { path: `${id}.py` } })) }, // prettier-ignore
+        ...['r1', 'r2', 'r3'].map(id => ({ ...TS, id: `x${id}`, kind: 'tool_result' as const,
+          tool_call_id: id, name: 'Read', output: 'x' })), // prettier-ignore
+        { ...TS, id: 'm2', kind: 'message', role: 'assistant', text: 'Now the tests.',
+          tool_calls: [{ id: 'r4', name: 'Read', input: { path: 'r4.py' } }] }, // prettier-ignore
+        { ...TS, id: 'xr4', kind: 'tool_result', tool_call_id: 'r4', name: 'Read', output: 'x' }
+      ])
+    );
+    expect(texts(rebuilt.root, '.jp-zengine-tool-group-head')).toEqual(['Read 3 files']);
+    expect(words(rebuilt.root).heads).toEqual(words(live.root).heads);
+  });
+
+  it('a failed read opens its group so its error line shows', () => {
+    const { chat, root } = view();
+    reads(['r1', 'bad']).forEach(event => chat.apply(event));
+    const list = root.querySelector<HTMLElement>('.jp-zengine-tool-group-list')!;
+    expect(list.hidden).toBe(false);
+    expect(texts(root, '.jp-zengine-tool-error')).toEqual(['', 'No such file: bad.py']);
+  });
+
+  it('a card waiting for approval is open, with its diff and the prompt', () => {
+    const { chat, root } = view();
+    chat.apply({ ...S, kind: 'tool_call_proposed', call_id: 'c1', tool: 'Edit',
+      arguments: EDIT, summary: '' }); // prettier-ignore
+    const card = root.querySelector<HTMLElement>('.jp-zengine-tool')!;
+    expect(card.dataset.open).toBeUndefined();
+    chat.apply({
+      ...S,
+      kind: 'approval_requested',
+      request: { id: 'q1', call_id: 'c1', tool: 'Edit', summary: 'p.py', reason: 'edits ask' }
+    } as EngineEvent);
+    expect(card.dataset.open).toBe('true');
+    expect(card.querySelector<HTMLElement>('.jp-zengine-tool-body')!.hidden).toBe(false);
+    expect(card.querySelector('.jp-zengine-diff')).not.toBeNull();
+    expect(card.querySelector('.jp-zengine-tool-slot .jp-zengine-approval')).not.toBeNull();
+    chat.apply({ ...S, kind: 'tool_call_approved', call_id: 'c1', by: 'user' } as EngineEvent);
+    expect(card.dataset.open).toBe('false'); // answered: one line again
+    expect(card.querySelector('.jp-zengine-diff')).not.toBeNull();
+    expect(texts(card, '.jp-zengine-approval-outcome')).toEqual(['Allowed once.']);
+  });
+
+  it('from the log, a call lasts from its answer (or its message) to its result', () => {
+    const { chat, root } = view();
+    chat.reset(
+      snapshot([
+        { id: 'm', ts: '2026-01-01T00:00:00Z', kind: 'message', role: 'assistant', text: '',
+          tool_calls: [{ id: 'c1', name: 'Bash', input: { command: 'make' } },
+                       { id: 'c2', name: 'Bash', input: { command: 'ls' } }] }, // prettier-ignore
+        { id: 'a', ts: '2026-01-01T00:00:30Z', kind: 'approval', tool_call_id: 'c1',
+          decision: 'allow_once', decided_by: 'user' }, // prettier-ignore
+        { id: 'r1', ts: '2026-01-01T00:00:42.4Z', kind: 'tool_result', tool_call_id: 'c1',
+          name: 'Bash', output: 'built' }, // prettier-ignore
+        { id: 'r2', kind: 'tool_result', tool_call_id: 'c2', name: 'Bash', output: 'x' }
+      ] as LogRecord[])
+    );
+    expect(texts(root, '.jp-zengine-tool-time')).toEqual(['12s', '']);
+  });
+});
+
+describe('messages: who and when', () => {
+  it("the user's message is a bubble with its time; the agent's names itself, the model, the time", () => {
+    const { chat, root } = view();
+    chat.reset(
+      snapshot([
+        { id: 'm0', ts: '2026-01-01T09:00:00Z', kind: 'model_change', model: 'claude-x' },
+        { ...TS, id: 'r1', kind: 'turn_start', turn_id: 't1' },
+        { id: 'r2', ts: '2026-01-01T10:05:00Z', kind: 'message', role: 'user', text: 'hi' },
+        { id: 'r3', ts: '2026-01-01T10:06:00Z', kind: 'message', role: 'assistant',
+          text: 'hello' } // prettier-ignore
+      ] as LogRecord[])
+    );
+    const user = root.querySelector('.jp-zengine-item-user')!;
+    expect(texts(user, '.jp-zengine-body')).toEqual(['hi']); // the text alone, as tests read it
+    const userTime = user.querySelector<HTMLTimeElement>('.jp-zengine-meta time')!;
+    expect(userTime.dateTime).toBe('2026-01-01T10:05:00.000Z');
+    expect(userTime.textContent).toBe(
+      new Date('2026-01-01T10:05:00Z').toLocaleTimeString([], {
+        hour: '2-digit',
+        minute: '2-digit'
+      })
+    );
+    const agent = root.querySelector('.jp-zengine-item-assistant')!;
+    expect(texts(agent, '.jp-zengine-author')).toEqual([AGENT_NAME]);
+    expect(texts(agent, '.jp-zengine-model')).toEqual(['claude-x']);
+    expect(agent.querySelector<HTMLTimeElement>('time')!.dateTime).toBe('2026-01-01T10:06:00.000Z');
+    expect(texts(agent, '.jp-zengine-body')).toEqual(['hello']);
+  });
+
+  it('live messages take the time they arrive; no model known, none shown', () => {
+    const { chat, root } = view();
+    const before = Date.now();
+    chat.apply({ ...S, kind: 'turn_started', prompt: 'go' });
+    chat.apply({ ...S, kind: 'text_streamed', text: 'ok' });
+    for (const time of root.querySelectorAll<HTMLTimeElement>('.jp-zengine-meta time')) {
+      expect(Date.parse(time.dateTime)).toBeGreaterThanOrEqual(before - 1000);
+    }
+    expect(root.querySelectorAll('.jp-zengine-meta time')).toHaveLength(2);
+    expect(root.querySelector('.jp-zengine-model')).toBeNull();
+    chat.setModel('m-2');
+    chat.apply({ ...S, kind: 'tool_call_proposed', call_id: 'c', tool: 'Bash',
+      arguments: { command: 'ls' }, summary: '' }); // prettier-ignore
+    chat.apply({ ...S, kind: 'text_streamed', text: 'next' });
+    expect(texts(root, '.jp-zengine-model')).toEqual(['m-2']);
   });
 });

@@ -1,5 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 
+import { readFileSync } from 'fs';
+
 import { StatusBar, busyText } from '../src/ui/status';
 import { host, texts } from './helpers';
 
@@ -145,5 +147,29 @@ describe('busyText', () => {
     expect(busyText(2, 1)).toBe('Provider busy · retry 2 in 1s');
     expect(busyText(4, 16)).toBe('Provider busy · retry 4 in 16s');
     expect(busyText(3, 2.25)).toBe('Provider busy · retry 3 in 2.3s');
+  });
+});
+
+describe('the turn bar in a narrow panel (style/base.css)', () => {
+  it('keeps "The agent is working…" to one line; the cost may move to the next line', () => {
+    const style = document.createElement('style');
+    style.textContent = readFileSync('style/base.css', 'utf8'); // vitest runs in labextension/;
+    document.head.appendChild(style);
+    try {
+      const bar = new StatusBar(host(), vi.fn());
+      bar.setRunning('t1');
+      const css = (selector: string): CSSStyleDeclaration =>
+        getComputedStyle(bar.node.querySelector(selector)!);
+      const running = css('.jp-zengine-running');
+      expect(running.whiteSpace).toBe('nowrap'); // never four lines at 250 px
+      expect(running.textOverflow).toBe('ellipsis');
+      expect(running.overflow).toBe('hidden');
+      expect(parseFloat(running.minWidth)).toBe(0); // may shrink below its text
+      expect(css('.jp-zengine-turnrow').flexWrap).toBe('wrap');
+      expect(css('.jp-zengine-interrupt').whiteSpace).toBe('nowrap');
+      expect(css('.jp-zengine-cost').whiteSpace).toBe('nowrap');
+    } finally {
+      style.remove();
+    }
   });
 });

@@ -1,6 +1,7 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 
-import { argumentDiff, summarize, ToolCard } from '../src/ui/toolcard';
+import { argumentDiff, duration, errorLine, summarize, ToolCard } from '../src/ui/toolcard';
+import { groupOf, ToolGroup } from '../src/ui/toolgroup';
 import { host, texts } from './helpers';
 
 /** Each diff line's class and text, as the card shows it. */
@@ -63,7 +64,7 @@ describe('ToolCard', () => {
     expect(node.getAttribute('aria-label')).toBe('Tool call Bash');
     expect(texts(node, '.jp-zengine-tool-name')).toEqual(['Bash']);
     expect(texts(node, '.jp-zengine-tool-summary')).toEqual(['pytest -q']);
-    expect(texts(node, '.jp-zengine-command')).toEqual(['pytest -q']);
+    expect(texts(node, '.jp-zengine-tool-body .jp-zengine-command')).toEqual(['pytest -q']);
     expect(node.dataset.state).toBe('proposed');
     expect(texts(node, '.jp-zengine-tool-state')).toEqual(['proposed']);
     expect(node.querySelector('.jp-zengine-diff')).toBeNull();
@@ -72,7 +73,7 @@ describe('ToolCard', () => {
 
   it('heads the card with summarize(args), live and rebuilt alike', () => {
     const card = new ToolCard(host(), 'c1', 'Verify', { checks: ['rate'] });
-    expect(texts(card.node, '.jp-zengine-tool-head span:not(.jp-zengine-tool-state)')).toEqual([
+    expect(texts(card.node, '.jp-zengine-tool-name, .jp-zengine-tool-summary')).toEqual([
       'Verify',
       'rate'
     ]);
@@ -132,19 +133,21 @@ describe('ToolCard', () => {
     expect(texts(card.node, '.jp-zengine-tool-state')).toEqual(['denied: by you']);
   });
 
-  it('finish: done or failed, with the result collapsed; a second result replaces the first', () => {
+  it('finish: done or failed, the result in the closed body; a second result replaces the first', () => {
     const card = new ToolCard(host(), 'c1', 'Bash', { command: 'ls' });
     card.finish('a\nb', false);
     expect(card.node.dataset.state).toBe('done');
-    const result = card.node.querySelector<HTMLDetailsElement>('details.jp-zengine-result')!;
-    expect(result.open).toBe(false);
-    expect(texts(result, 'summary')).toEqual(['Result']);
-    expect(texts(result, '.jp-zengine-output')).toEqual(['a\nb']);
+    expect(card.open).toBe(false);
+    const body = card.node.querySelector<HTMLElement>('.jp-zengine-tool-body')!;
+    expect(body.hidden).toBe(true);
+    expect(texts(body, '.jp-zengine-result-label')).toEqual(['Result']);
+    expect(texts(body, '.jp-zengine-output')).toEqual(['a\nb']);
+    expect(card.node.querySelector<HTMLElement>('.jp-zengine-tool-error')!.hidden).toBe(true);
 
     card.finish('exit 1', true);
     expect(card.node.dataset.state).toBe('failed');
     expect(card.node.querySelectorAll('.jp-zengine-result')).toHaveLength(1);
-    expect(texts(card.node, '.jp-zengine-result summary')).toEqual(['Error']);
+    expect(texts(card.node, '.jp-zengine-result-label')).toEqual(['Error']);
     expect(texts(card.node, '.jp-zengine-output')).toEqual(['exit 1']);
   });
 
@@ -154,5 +157,130 @@ describe('ToolCard', () => {
     card.finish('Denied by you', true);
     expect(card.node.dataset.state).toBe('denied');
     expect(texts(card.node, '.jp-zengine-tool-state')).toEqual(['denied: by you']);
+  });
+});
+
+describe('ToolCard, compact', () => {
+  it('is one line (icon, name, target, state) that opens on the input and result', () => {
+    const card = new ToolCard(host(), 'c1', 'Grep', { pattern: 'TODO', path: 'src' });
+    const head = card.node.querySelector<HTMLButtonElement>('button.jp-zengine-tool-head')!;
+    expect(Array.from(head.children).map(c => c.className)).toEqual([
+      'jp-zengine-tool-icon',
+      'jp-zengine-tool-name',
+      'jp-zengine-tool-summary',
+      'jp-zengine-tool-state',
+      'jp-zengine-tool-time'
+    ]);
+    expect(head.querySelector('.jp-zengine-tool-icon')!.getAttribute('aria-hidden')).toBe('true');
+    expect(head.getAttribute('aria-expanded')).toBe('false');
+    const body = card.node.querySelector<HTMLElement>('.jp-zengine-tool-body')!;
+    expect(body.hidden).toBe(true);
+    expect(JSON.parse(texts(body, '.jp-zengine-tool-input')[0])).toEqual({
+      pattern: 'TODO',
+      path: 'src'
+    });
+    card.finish('src/a.py:1: TODO', false);
+    head.click();
+    expect(card.open).toBe(true);
+    expect(body.hidden).toBe(false);
+    expect(head.getAttribute('aria-expanded')).toBe('true');
+    expect(card.node.dataset.open).toBe('true');
+    head.click();
+    expect(body.hidden).toBe(true);
+  });
+
+  it('an edit shows its diff without a click; its input leaves out what the diff shows', () => {
+    const card = new ToolCard(host(), 'c1', 'Edit', {
+      path: 'a.py',
+      old_string: 'x = 1',
+      new_string: 'x = 2'
+    });
+    const diff = card.node.querySelector<HTMLElement>('.jp-zengine-diff')!;
+    expect(card.node.querySelector('.jp-zengine-tool-body')!.contains(diff)).toBe(false);
+    expect(diff.hidden).toBe(false);
+    expect(JSON.parse(texts(card.node, '.jp-zengine-tool-input')[0])).toEqual({ path: 'a.py' });
+  });
+
+  it('a failed call shows its error line under the summary, closed', () => {
+    const card = new ToolCard(host(), 'c1', 'Bash', { command: 'pytest' });
+    card.finish('\nE   AssertionError: 1 != 2\nmore\n', true);
+    const error = card.node.querySelector<HTMLElement>('.jp-zengine-tool-error')!;
+    expect(error.hidden).toBe(false);
+    expect(error.textContent).toBe('E   AssertionError: 1 != 2');
+    expect(card.open).toBe(false);
+    expect(card.node.querySelector('.jp-zengine-tool-body')!.contains(error)).toBe(false);
+  });
+
+  it('a denied call shows no error line', () => {
+    const card = new ToolCard(host(), 'c1', 'Bash', { command: 'rm x' });
+    card.setState('denied', 'by you');
+    card.finish('Denied by you', true);
+    expect(card.node.querySelector<HTMLElement>('.jp-zengine-tool-error')!.hidden).toBe(true);
+  });
+
+  it('measures how long a call ran, from running to its result', () => {
+    vi.useFakeTimers();
+    try {
+      vi.setSystemTime(new Date('2026-01-01T00:00:00Z'));
+      const card = new ToolCard(host(), 'c1', 'Bash', { command: 'sleep 2' });
+      card.setState('running');
+      vi.setSystemTime(new Date('2026-01-01T00:00:02.340Z'));
+      card.finish('', false);
+      expect(texts(card.node, '.jp-zengine-tool-time')).toEqual(['2.3s']);
+      expect(card.node.dataset.durationMs).toBe('2340');
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('words durations and error lines', () => {
+    expect(duration(0.04)).toBe('0.0s');
+    expect(duration(9.94)).toBe('9.9s');
+    expect(duration(12.4)).toBe('12s');
+    expect(duration(125)).toBe('2m 5s');
+    expect(errorLine('')).toBe('failed');
+    expect(errorLine('x'.repeat(200))).toBe(`${'x'.repeat(117)}…`);
+  });
+});
+
+describe('ToolGroup', () => {
+  function read(parent: HTMLElement, id: string, path: string): ToolCard {
+    const previous = parent.lastElementChild;
+    const card = new ToolCard(parent, id, 'Read', { path });
+    ToolGroup.join(previous, card);
+    return card;
+  }
+
+  it('consecutive reads share one line, "Read 3 files", that opens on each call', () => {
+    const list = host();
+    const cards = ['a.py', 'b.py', 'c.py'].map((path, i) => read(list, `c${i}`, path));
+    expect(list.children).toHaveLength(1);
+    const group = list.firstElementChild as HTMLElement;
+    expect(group.className).toContain('jp-zengine-tool-group');
+    expect(group.dataset.kind).toBe('tool-group');
+    const head = group.querySelector<HTMLButtonElement>('.jp-zengine-tool-group-head')!;
+    expect(head.textContent).toBe('Read 3 files');
+    expect(head.getAttribute('aria-expanded')).toBe('false');
+    const inner = group.querySelector<HTMLElement>('.jp-zengine-tool-group-list')!;
+    expect(inner.hidden).toBe(true);
+    expect(Array.from(inner.children)).toEqual(cards.map(c => c.node));
+    expect(groupOf(cards[1])?.size).toBe(3);
+    head.click();
+    expect(inner.hidden).toBe(false);
+  });
+
+  it('a single read, a read after another tool or after a waiting read stands alone', () => {
+    const list = host();
+    const first = read(list, 'c1', 'a.py');
+    expect(groupOf(first)).toBeNull();
+    const bash = new ToolCard(list, 'c2', 'Bash', { command: 'ls' });
+    const previous = list.lastElementChild;
+    const next = new ToolCard(list, 'c3', 'Read', { path: 'b.py' });
+    expect(ToolGroup.join(previous, next)).toBeNull();
+    expect(
+      ToolGroup.join(bash.node, new ToolCard(list, 'c4', 'Bash', { command: 'x' }))
+    ).toBeNull();
+    next.node.dataset.waiting = 'true';
+    expect(read(list, 'c5', 'c.py') && list.children).toHaveLength(5);
   });
 });

@@ -123,7 +123,8 @@ def test_agent_cell_streams_asks_and_verifies_in_the_browser(
     # the turn streams into the cell's output and stops at the approval prompt
     turn = page.locator(TURN)
     turn.locator(".jp-zengine-approval .jp-zengine-allow").wait_for()
-    assert turn.locator(".jp-zengine-item-assistant").first.inner_text().strip() == STREAMED
+    assistant = turn.locator(".jp-zengine-item-assistant .jp-zengine-body").first
+    assert assistant.inner_text().strip() == STREAMED
     prompt = turn.locator(".jp-zengine-approval")
     assert prompt.inner_text().startswith("Allow Edit? pipeline.py")
     assert "+RATE = 2" in turn.locator(".jp-zengine-tool").last.inner_text()  # the proposed diff

@@ -135,6 +135,75 @@ def _same(widget: Any, panel: Any, selector: str) -> list[list[str]]:
     return mine
 
 
+_HEAD_WORDS = (
+    "heads => heads.map(head => [...head.querySelectorAll(':scope > span')]"
+    "  .filter(span => !span.classList.contains('jp-zengine-tool-time'))"
+    "  .map(span => span.innerText.trim()).filter(Boolean))"
+)
+_DURATION = re.compile(r"^(\d+\.\d|\d+|\d+m \d+)s$")
+
+
+def _heads(widget: Any, panel: Any) -> list[list[str]]:
+    """Each tool card's one line (name, target, state), the same in the widget and the panel;
+    the duration is left out of the comparison (each view measures its own: live from the
+    events, rebuilt from the log's timestamps) but every finished call shows one."""
+    mine, theirs = (view.locator(".jp-zengine-tool-head").evaluate_all(_HEAD_WORDS)
+                    for view in (widget, panel))  # fmt: skip
+    assert mine == theirs, f"tool heads: the widget shows {mine}, the panel {theirs}"
+    assert mine, "tool heads: in neither view"
+    for view in (widget, panel):
+        times = view.locator(
+            '.jp-zengine-tool:is([data-state="done"], [data-state="failed"]) .jp-zengine-tool-time'
+        ).all_inner_texts()
+        assert times, "no finished call shows its duration"
+        assert all(_DURATION.match(t.strip()) for t in times), times
+    return [list(map(str, head)) for head in mine]
+
+
+_OVERFLOWING = """panel => {
+  const edge = panel.getBoundingClientRect().right + 1;
+  const out = [];
+  for (const node of panel.querySelectorAll('*')) {
+    const box = node.getBoundingClientRect();
+    if (!box.width || box.right <= edge) continue;
+    let clipped = false;  // inside a box that scrolls or clips and itself fits
+    for (let up = node.parentElement; up && up !== panel; up = up.parentElement) {
+      if (getComputedStyle(up).overflowX !== 'visible'
+          && up.getBoundingClientRect().right <= edge) { clipped = true; break; }
+    }
+    if (!clipped) out.push(`${node.tagName}.${node.className}`);
+  }
+  return out;
+}"""
+
+
+def _narrow(page: Any, panel: Any) -> None:
+    """At 250 px, while a turn runs and asks: "The agent is working…" stays on one line and no
+    element of the panel reaches past its right edge (element boxes). Screenshot, then back."""
+    node = panel.element_handle()
+    before = node.evaluate("node => node.style.width")
+    node.evaluate("node => { node.style.width = '250px' }")
+    try:
+        page.wait_for_function("node => node.getBoundingClientRect().width <= 251", arg=node)
+        running = panel.locator(".jp-zengine-running")
+        assert running.inner_text() == "The agent is working…"
+        height, line = running.evaluate(
+            "n => [n.getBoundingClientRect().height, parseFloat(getComputedStyle(n).lineHeight)"
+            " || parseFloat(getComputedStyle(n).fontSize) * 1.4]"
+        )
+        assert height <= 1.6 * line, f"the status wraps: {height}px for a {line}px line"
+        tops = [panel.locator(s).evaluate("n => n.getBoundingClientRect().top")
+                for s in (".jp-zengine-running", ".jp-zengine-interrupt")]  # fmt: skip
+        assert abs(tops[0] - tops[1]) < line, f"Interrupt is not beside the status: {tops}"
+        widths = running.evaluate("n => [n.scrollWidth, n.clientWidth]")
+        assert widths[0] <= widths[1], f"the status is cut short at 250 px: {widths}"
+        overflowing = node.evaluate(_OVERFLOWING)
+        panel.screenshot(path=str(ARTIFACTS / "light-panel-250px.png"))
+        assert not overflowing, f"past the panel's edge at 250 px: {overflowing}"
+    finally:
+        node.evaluate("(node, width) => { node.style.width = width }", before)
+
+
 def _wait_text(locator: Any, text: str) -> None:
     """Wait until the (first) element of ``locator`` contains ``text``."""
     locator.page.wait_for_function(
@@ -237,6 +306,7 @@ def test_one_turn_shows_the_same_words_in_the_cell_and_the_panel(
     widget.locator(".jp-zengine-approval .jp-zengine-allow").wait_for()
     panel.locator(".jp-zengine-approval .jp-zengine-allow").wait_for()
     assert (lab.root / "pipeline.py").read_text() == ORIGINAL  # nothing before the answer
+    _narrow(page, panel)
     assert _lines(panel.locator(".jp-zengine-item-user .jp-zengine-body").inner_text()) == [PROMPT]
     _same(widget, panel, ".jp-zengine-approval-title")
     widget.locator(".jp-zengine-approval .jp-zengine-allow").click()
@@ -277,7 +347,7 @@ def test_one_turn_shows_the_same_words_in_the_cell_and_the_panel(
     # the streamed markdown, rendered by JupyterLab in both views
     _wait_text(panel.locator(".jp-zengine-item-assistant").last, "check passes.")
     _wait_text(widget.locator(".jp-zengine-item-assistant").last, "check passes.")
-    said = _same(widget, panel, ".jp-zengine-item-assistant")
+    said = _same(widget, panel, ".jp-zengine-item-assistant .jp-zengine-body")
     assert said == [
         ["I'll set RATE in pipeline.py:", "RATE = 2"],
         ["The check wants 3, not 2."],
@@ -287,8 +357,10 @@ def test_one_turn_shows_the_same_words_in_the_cell_and_the_panel(
         first = view.locator(".jp-zengine-item-assistant").first
         assert first.locator(".jp-RenderedMarkdown strong").inner_text() == "RATE"
         assert first.locator(".jp-RenderedMarkdown pre").inner_text().strip() == "RATE = 2"
+        assert first.locator(".jp-RenderedMarkdown pre > .jp-zengine-copy").count() == 1
+        assert first.locator(".jp-zengine-meta .jp-zengine-author").inner_text() == "zengine"
     # the tool cards: name, summary, state; the Edits' diffs line by line
-    cards = _same(widget, panel, ".jp-zengine-tool-head")
+    cards = _heads(widget, panel)
     assert [card[0] for card in cards] == ["Read", "Edit", "Verify", "Edit", "Verify"]
     assert cards[2] == ["Verify", "rate", "failed"]  # summarize(args): the check ids
     assert cards[4] == ["Verify", "rate", "done"]
@@ -370,7 +442,7 @@ def test_one_turn_shows_the_same_words_in_the_cell_and_the_panel(
     _shoot(page, widget, panel, "dark")
 
 
-_REBUILT = (".jp-zengine-item-assistant", ".jp-zengine-tool-head",
+_REBUILT = (".jp-zengine-item-assistant .jp-zengine-body",
             '.jp-zengine-tool[data-tool="Edit"] .jp-zengine-diff', ".jp-zengine-approval-outcome",
             ".jp-zengine-badge", ".jp-zengine-check")  # fmt: skip
 
@@ -396,3 +468,4 @@ def test_the_panel_rebuilt_from_the_log_shows_the_same_words(page: Any) -> None:
             differ[selector] = {"widget": mine, "panel": theirs}
     (ARTIFACTS / "rebuilt-differences.json").write_text(json.dumps(differ, indent=1))
     assert not differ, json.dumps(differ, indent=1)
+    _heads(widget, panel)

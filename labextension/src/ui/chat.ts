@@ -13,6 +13,7 @@ import { ApprovalRequest, EngineEvent, LogRecord, MessageRecord, Snapshot } from
 import { RewindHandler, addRewindControl, rewindOutcome } from './rewind';
 import { StatusBar, busyText } from './status';
 import { ToolCard } from './toolcard';
+import { ToolGroup, groupOf } from './toolgroup';
 
 export interface IChatOptions {
   /** Renders markdown (null: plain text). */
@@ -59,6 +60,7 @@ export class ChatView {
   clear(): void {
     this.node.replaceChildren();
     this._cards.clear();
+    this._began.clear();
     this._prompts.clear();
     this._endStream();
     this._options.status.reset();
@@ -100,7 +102,7 @@ export class ChatView {
         this._cards.get(event.call_id)?.setState('running');
         break;
       case 'tool_call_finished':
-        this._cardFor(event.call_id).finish(event.output, event.is_error, event.diff);
+        this._finish(this._cardFor(event.call_id), event.output, event.is_error, event.diff);
         break;
       case 'provider_busy':
         this._line('busy', busyText(event.attempt, event.wait_s)).title = event.message; // the provider's own words, on hover
@@ -175,6 +177,11 @@ export class ChatView {
     }
   }
 
+  /** The model answering (the chat's, when known): the agent's messages name it. */
+  setModel(model: string | null | undefined): void {
+    this._model = model ?? null;
+  }
+
   /** The prompt waiting for an answer, if any (keyboard users jump to it). */
   firstOpenPrompt(): ApprovalPrompt | null {
     for (const prompt of this._prompts.values()) {
@@ -200,18 +207,24 @@ export class ChatView {
       case 'message':
         this._message(record, turnId);
         break;
-      case 'tool_result':
-        this._cardFor(record.tool_call_id, record.name).finish(
-          record.output ?? '',
-          record.is_error ?? false,
-          record.diff
-        );
+      case 'tool_result': {
+        const card = this._cardFor(record.tool_call_id, record.name);
+        this._finish(card, record.output ?? '', record.is_error ?? false, record.diff);
+        const began = seconds(this._began.get(record.tool_call_id));
+        const ended = seconds(record.ts);
+        if (began !== null && ended !== null && ended >= began) {
+          card.setDuration(ended - began); // from the call (or its answer) to its result
+        }
         results.set(record.tool_call_id, {
           output: record.output ?? '',
           isError: record.is_error ?? false
         });
         break;
+      }
       case 'approval': {
+        if (record.ts) {
+          this._began.set(record.tool_call_id, record.ts); // it ran once answered
+        }
         const allowed = record.decision !== 'deny';
         const card = this._cards.get(record.tool_call_id);
         const by = record.decided_by ?? 'user';
@@ -258,6 +271,7 @@ export class ChatView {
         this._line('notice', `Mode: ${record.mode}`);
         break;
       case 'model_change':
+        this._model = record.model;
         this._line('notice', `Model: ${record.model}`);
         break;
       case 'compaction':
@@ -275,7 +289,7 @@ export class ChatView {
   private _message(record: MessageRecord, turnId: string | null): void {
     if (record.role === 'user') {
       this._endStream();
-      this._user(record.text ?? '', turnId);
+      this._user(record.text ?? '', turnId, record.ts);
       return;
     }
     for (const block of record.thinking ?? []) {
@@ -283,13 +297,16 @@ export class ChatView {
     }
     if (record.text) {
       this._endStream();
-      const block = this._stream();
+      const block = this._stream(record.ts);
       block.append(record.text);
       this._endStream();
     }
     for (const call of record.tool_calls ?? []) {
       this._endStream();
       this._card(call.id, call.name, call.input ?? {});
+      if (record.ts) {
+        this._began.set(call.id, record.ts);
+      }
     }
   }
 
@@ -308,9 +325,11 @@ export class ChatView {
     return item;
   }
 
-  private _user(text: string, turnId: string | null): void {
+  private _user(text: string, turnId: string | null, ts?: string): void {
     const item = this._item('user');
     item.setAttribute('aria-label', 'Your message');
+    const meta = el('div', 'jp-zengine-meta', null, item);
+    stamp(meta, ts);
     el('div', 'jp-zengine-body', text, item);
     if (turnId) {
       item.dataset.turnId = turnId;
@@ -331,11 +350,17 @@ export class ChatView {
     }
   }
 
-  private _stream(): MarkdownBlock {
+  private _stream(ts?: string): MarkdownBlock {
     if (!this._text) {
       this._thinkingBody = null;
       const item = this._item('assistant');
       item.setAttribute('aria-label', 'Agent');
+      const meta = el('div', 'jp-zengine-meta', null, item);
+      el('span', 'jp-zengine-author', AGENT_NAME, meta);
+      if (this._model) {
+        el('span', 'jp-zengine-model', this._model, meta);
+      }
+      stamp(meta, ts);
       this._text = new MarkdownBlock(
         this._options.markdown,
         el('div', 'jp-zengine-body', null, item)
@@ -361,9 +386,20 @@ export class ChatView {
   }
 
   private _card(callId: string, tool: string, args: Record<string, unknown>): ToolCard {
+    const previous = this.node.lastElementChild;
     const card = new ToolCard(this.node, callId, tool, args);
+    ToolGroup.join(previous, card); // consecutive reads: one line
     this._cards.set(callId, card);
     return card;
+  }
+
+  /** A call's result; a failed call in a group opens it, so its error line shows. */
+  private _finish(card: ToolCard, output: string, isError: boolean, diff?: string | null): void {
+    card.finish(output, isError, diff);
+    const group = groupOf(card);
+    if (group && card.node.dataset.state === 'failed') {
+      group.open = true;
+    }
   }
 
   private _cardFor(callId: string, tool = 'tool'): ToolCard {
@@ -381,6 +417,11 @@ export class ChatView {
     const prompt = new ApprovalPrompt(card.slot, request, this._options.answer);
     this._prompts.set(request.call_id, prompt);
     card.node.dataset.waiting = 'true';
+    card.open = true; // a card waiting for an answer shows what it would do
+    const group = groupOf(card);
+    if (group) {
+      group.open = true;
+    }
   }
 
   private _decided(
@@ -398,6 +439,7 @@ export class ChatView {
     }
     if (card) {
       delete card.node.dataset.waiting;
+      card.open = false; // answered: back to one line (the diff and the outcome stay shown)
     }
     this._prompts.get(event.call_id)?.settle(outcomeText(event), allowed);
   }
@@ -411,9 +453,35 @@ export class ChatView {
   /** The conversation rewinds seen live, by the turn rewound to (a snapshot redraws them). */
   private _rewinds = new Map<string, Extract<EngineEvent, { kind: 'rewound' }>>();
   private _cards = new Map<string, ToolCard>();
+  /** From the log: when each call was made or answered (its duration ends at its result). */
+  private _began = new Map<string, string>();
   private _prompts = new Map<string, ApprovalPrompt>();
   private _text: MarkdownBlock | null = null;
+  private _model: string | null = null;
   private _thinkingBody: HTMLElement | null = null;
+}
+
+/** How the agent's messages are signed. */
+export const AGENT_NAME = 'zengine';
+
+/** A message's time: hours and minutes, the full date on hover (now, for a live message). */
+function stamp(parent: HTMLElement, iso?: string): void {
+  const parsed = iso ? new Date(iso) : new Date();
+  const date = Number.isNaN(parsed.getTime()) ? new Date() : parsed;
+  const time = el(
+    'time',
+    'jp-zengine-time',
+    date.toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' }),
+    parent
+  );
+  time.dateTime = date.toISOString();
+  time.title = date.toLocaleString();
+}
+
+/** An ISO timestamp in seconds (null: none, or it does not parse). */
+function seconds(iso: string | undefined): number | null {
+  const ms = iso ? Date.parse(iso) : NaN;
+  return Number.isNaN(ms) ? null : ms / 1000;
 }
 
 /**

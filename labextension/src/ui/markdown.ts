@@ -96,6 +96,7 @@ export class MarkdownBlock {
     const done = this._renderer(source);
     this._chain = this._chain
       .then(() => done)
+      .then(() => addCopyButtons(this.host))
       .catch(reason => {
         this.host.classList.add('jp-zengine-plain');
         this.host.textContent = source;
@@ -108,4 +109,65 @@ export class MarkdownBlock {
   private _renderer: MarkdownRender | null | undefined = undefined;
   private _renders = 0;
   private _chain: Promise<void> = Promise.resolve();
+}
+
+const COPY_ICON =
+  '<svg xmlns="http://www.w3.org/2000/svg" width="14" height="14" viewBox="0 0 24 24" ' +
+  'aria-hidden="true" focusable="false"><path fill="currentColor" d="M16 1H4a2 2 0 0 0-2 ' +
+  '2v14h2V3h12V1zm3 4H8a2 2 0 0 0-2 2v14a2 2 0 0 0 2 2h11a2 2 0 0 0 2-2V7a2 2 0 0 0-2-' +
+  '2zm0 16H8V7h11v14z"/></svg>';
+
+/**
+ * A Copy button on each rendered code block (`pre > code`), after every render (a render
+ * replaces the blocks). The button carries an icon and an accessible name, no text, so the
+ * block's text stays the code's.
+ */
+export function addCopyButtons(host: HTMLElement): void {
+  for (const code of host.querySelectorAll<HTMLElement>('pre > code')) {
+    const pre = code.parentElement!;
+    if (pre.querySelector(':scope > .jp-zengine-copy')) {
+      continue;
+    }
+    pre.classList.add('jp-zengine-code');
+    const copy = document.createElement('button');
+    copy.type = 'button';
+    copy.className = 'jp-zengine-copy';
+    copy.innerHTML = COPY_ICON;
+    copy.setAttribute('aria-label', 'Copy code');
+    copy.title = 'Copy code';
+    copy.addEventListener('click', event => {
+      event.preventDefault();
+      void copyText(code.textContent ?? '').then(ok => {
+        copy.dataset.copied = String(ok);
+        copy.title = ok ? 'Copied' : 'Copy failed: select the code and copy it';
+        copy.setAttribute('aria-label', ok ? 'Copied' : 'Copy failed');
+      });
+    });
+    pre.appendChild(copy);
+  }
+}
+
+/** Put `text` on the clipboard (false: the page may not). */
+export async function copyText(text: string): Promise<boolean> {
+  try {
+    if (navigator.clipboard?.writeText) {
+      await navigator.clipboard.writeText(text);
+      return true;
+    }
+  } catch {
+    // not allowed here (an insecure origin, no focus): try the old way
+  }
+  const area = document.createElement('textarea');
+  area.value = text;
+  area.style.position = 'fixed';
+  area.style.opacity = '0';
+  document.body.appendChild(area);
+  area.select();
+  try {
+    return document.execCommand('copy');
+  } catch {
+    return false;
+  } finally {
+    area.remove();
+  }
 }

@@ -1,9 +1,11 @@
 /**
- * A tool card: the tool's name and summary, the exact command for Bash, a diff for edits,
- * its state (proposed, allowed, denied, running, done, failed) and the result, collapsed.
+ * A tool card: one line (state icon, the tool's name and target, its state, how long it ran)
+ * that opens on the call's input and result; an edit's diff and an approval prompt show below
+ * it without a click, and so does a failed call's error line. Consecutive reads share one
+ * line ("Read 4 files", `ToolGroup` in toolgroup.ts).
  */
 
-import { collapsed, el } from './dom';
+import { el } from './dom';
 
 export type CardState = 'proposed' | 'allowed' | 'denied' | 'running' | 'done' | 'failed';
 
@@ -88,15 +90,34 @@ export class ToolCard {
     this.node.dataset.callId = callId;
     this.node.dataset.tool = tool;
     this.node.setAttribute('aria-label', `Tool call ${tool}`);
-    const head = el('div', 'jp-zengine-tool-head', null, this.node);
+    // the one-line summary: a button that shows or hides the call's input and result
+    const head = el('button', 'jp-zengine-tool-head', null, this.node);
+    head.type = 'button';
+    head.setAttribute('aria-expanded', 'false');
+    head.addEventListener('click', event => {
+      event.preventDefault();
+      this.open = !this.open;
+    });
+    this._head = head;
+    el('span', 'jp-zengine-tool-icon', null, head).setAttribute('aria-hidden', 'true');
     el('span', 'jp-zengine-tool-name', tool, head);
     el('span', 'jp-zengine-tool-summary', summarize(tool, args), head);
     this._state = el('span', 'jp-zengine-tool-state', null, head);
-    if (typeof args.command === 'string') {
-      const pre = el('pre', 'jp-zengine-command', args.command, this.node);
-      pre.setAttribute('aria-label', 'Command');
-    }
+    this._time = el('span', 'jp-zengine-tool-time', null, head);
+    this._error = el('div', 'jp-zengine-tool-error', null, this.node);
+    this._error.hidden = true;
+    this._body = el('div', 'jp-zengine-tool-body', null, this.node);
+    this._body.hidden = true;
     const diff = argumentDiff(args);
+    if (typeof args.command === 'string') {
+      const pre = el('pre', 'jp-zengine-command', args.command, this._body);
+      pre.setAttribute('aria-label', 'Command');
+    } else {
+      const input = inputText(args, diff !== null);
+      if (input) {
+        el('pre', 'jp-zengine-tool-input', input, this._body).setAttribute('aria-label', 'Input');
+      }
+    }
     this._diff = diff === null ? null : this._showDiff(diff);
     this.slot = el('div', 'jp-zengine-tool-slot', null, this.node);
     this.setState('proposed');
@@ -106,27 +127,51 @@ export class ToolCard {
   /** Where an approval prompt for this call goes. */
   readonly slot: HTMLElement;
 
+  /** Whether the call's input and result show (the diff and an approval always do). */
+  get open(): boolean {
+    return !this._body.hidden;
+  }
+
+  set open(value: boolean) {
+    this._body.hidden = !value;
+    this._head.setAttribute('aria-expanded', String(value));
+    this.node.dataset.open = String(value);
+  }
+
   setState(state: CardState, detail = ''): void {
     this.node.dataset.state = state;
     this._state.textContent = detail ? `${state}: ${detail}` : state;
+    if (state === 'running') {
+      this._started = Date.now();
+    }
   }
 
-  /** The call ran: its real diff (if any) replaces the arguments' one; the result, collapsed. */
+  /** How long the call ran, in seconds (live: measured here; from the log: its timestamps). */
+  setDuration(seconds: number): void {
+    this._time.textContent = duration(seconds);
+    this.node.dataset.durationMs = String(Math.round(seconds * 1000));
+  }
+
+  /** The call ran: its real diff (if any) replaces the arguments' one; the result in the body,
+   * and an error's first line under the summary, shown without opening the card. */
   finish(output: string, isError: boolean, diff?: string | null): void {
     if (this.node.dataset.state !== 'denied') {
       this.setState(isError ? 'failed' : 'done'); // a denied call's answer is the denial
     }
+    if (this._started !== null) {
+      this.setDuration((Date.now() - this._started) / 1000);
+      this._started = null;
+    }
     if (diff) {
       this.setDiff(diff);
     }
+    const failed = isError && this.node.dataset.state === 'failed';
+    this._error.hidden = !failed;
+    this._error.textContent = failed ? errorLine(output) : '';
     this._result?.remove();
-    const { details, body } = collapsed(
-      this.node,
-      'jp-zengine-result',
-      isError ? 'Error' : 'Result'
-    );
-    el('pre', 'jp-zengine-output', output, body);
-    this._result = details;
+    this._result = el('div', 'jp-zengine-result', null, this._body);
+    el('div', 'jp-zengine-result-label', isError ? 'Error' : 'Result', this._result);
+    el('pre', 'jp-zengine-output', output, this._result);
   }
 
   /** The engine's unified diff (an approval's preview, a denial's, the result's) replaces the
@@ -147,9 +192,44 @@ export class ToolCard {
     return pre;
   }
 
+  private _head: HTMLButtonElement;
   private _state: HTMLElement;
+  private _time: HTMLElement;
+  private _error: HTMLElement;
+  private _body: HTMLElement;
   private _diff: HTMLElement | null;
   private _result: HTMLElement | null = null;
+  private _started: number | null = null;
+}
+
+/** `0.3s`, `12s`, `2m 5s`. */
+export function duration(seconds: number): string {
+  if (seconds < 10) {
+    return `${Math.max(0, seconds).toFixed(1)}s`;
+  }
+  if (seconds < 60) {
+    return `${Math.round(seconds)}s`;
+  }
+  const whole = Math.round(seconds);
+  return `${Math.floor(whole / 60)}m ${whole % 60}s`;
+}
+
+/** The line an error is known by: its first non-empty line, cut. */
+export function errorLine(output: string): string {
+  const line = output.split('\n').find(l => l.trim()) ?? 'failed';
+  return cut(line.trim());
+}
+
+/** The call's input as the body shows it: the arguments as JSON, without the text the diff
+ * already shows. */
+export function inputText(args: Record<string, unknown>, diffShown: boolean): string {
+  const shown: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(args)) {
+    if (!(diffShown && ['old_string', 'new_string', 'content'].includes(key))) {
+      shown[key] = value;
+    }
+  }
+  return Object.keys(shown).length ? JSON.stringify(shown, null, 1) : '';
 }
 
 /** One span per diff line, classed by its sign (theme colours come from CSS variables). */
