@@ -50,6 +50,8 @@ CLOSE_WAIT_S = 15.0
 SETTINGS_POLL_S = 2.0
 """How often the kernel looks at the open chats' settings files (a ``stat`` each, in a
 thread): a change reloads an idle chat at once (a chat in a turn at its next turn start)."""
+BLOCKED_WAIT_S = 600.0
+"""How long a ``--wait`` cell waits for the chat's turn already running before it says so."""
 
 
 @dataclass(frozen=True)
@@ -135,7 +137,7 @@ class KernelController:
         self.widgets.append(widget)
         handle = display(widget, display_id=True)
         policy = True if request.yes else (False if blocking else None)
-        task = self.spawn(self._turn(request, widget, policy), "zengine-agent-turn")
+        task = self.spawn(self._turn(request, widget, policy, blocking), "zengine-agent-turn")
         if blocking:
             _run_to_end(loop, task)
             # one output: the widget, its plain-text form now the turn's summary (what a
@@ -186,10 +188,14 @@ class KernelController:
         current one (a new one when there is none)."""
         return (await self._chat(TurnRequest(text="", session_id=session_id))).session
 
-    async def _turn(self, request: TurnRequest, widget: TurnWidget, policy: bool | None) -> None:
+    async def _turn(
+        self, request: TurnRequest, widget: TurnWidget, policy: bool | None, blocking: bool = False
+    ) -> None:
         chat: _Chat | None = None
         try:
             chat = await self._chat(request)
+            if blocking:  # a --wait cell (Run All) waits for the chat's background turn first
+                await _until_idle(chat.session)
             widget.session_id = chat.session.id
             widget.handler = functools.partial(self._on_request, chat)
             chat.approvals.policy = policy
@@ -361,6 +367,16 @@ class KernelController:
         if chat.approvals.answer(request.request_id, request.decision):
             return None
         return "this question was already answered or its turn has ended"
+
+
+async def _until_idle(session: Session, timeout_s: float = BLOCKED_WAIT_S) -> None:
+    """Wait (bounded) while another turn or command of the chat runs: a ``--wait`` cell after a
+    background one (``Run All``) runs after it instead of failing; past the bound, the submit
+    says which turn runs."""
+    with contextlib.suppress(TimeoutError):
+        async with asyncio.timeout(timeout_s):
+            while session.busy:  # noqa: ASYNC110 - the turn is the session's, not ours to await
+                await asyncio.sleep(0.05)
 
 
 async def _submit(session: Session, text: str, widget: TurnWidget) -> TurnOutcome:
