@@ -125,7 +125,7 @@ export interface ApprovalRecord {
   tool_call_id: string;
   tool: string;
   decision: 'allow_once' | 'allow_always' | 'deny';
-  decided_by?: 'user' | 'rule' | 'mode' | 'sandbox' | 'policy';
+  decided_by?: 'user' | 'rule' | 'mode' | 'sandbox' | 'policy' | 'no_answer';
   rule?: string | null;
   message?: string | null;
 }

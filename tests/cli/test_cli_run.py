@@ -48,7 +48,8 @@ async def test_run_yes_edits_and_runs_then_continue(tmp_path: Path, zengine_home
         )
         code, _, err = await run_cli("run", "remove the notes", cwd=project)
         assert code == 0
-        assert "  Denied by you: this run is non-interactive and nobody could approve.\n" in err
+        denied = "  Denied (nobody answered): this run is non-interactive and nobody could approve."
+        assert denied + "\n" in err
         assert (project / "notes.txt").exists()
         server.add(Reply(status=400))
         code, _, err = await run_cli("run", "--continue", "again", cwd=project)

@@ -53,7 +53,7 @@ def test_wait_under_nbclient_denies_by_policy(
     assert not texts[1].startswith("zengine turn: Set RATE to 2")
     assert "object at 0x" not in "".join(texts)
     assert "turn completed" in texts[1]
-    assert "Denied by you: this cell ran without a frontend" in texts[1]
+    assert "Denied (nobody answered): this cell ran without a frontend" in texts[1]
     assert "denied: denied" not in texts[1].lower()  # one wording, no doubled prefix
     assert "Denied again." in texts[2]
     assert texts[3].startswith("RATE = 1")  # the cell after ran after the turns had ended

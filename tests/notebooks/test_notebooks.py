@@ -54,7 +54,7 @@ def test_quickstart_denial_edit_badge_rewind(copy: Path, tmp_path: Path) -> None
         texts = execute_notebook(nb, tmp_path / "kernel.log")
     print("\n---\n".join(texts))
     denied = _cell(texts, nb, "%%agent --wait --project")
-    assert "Denied by you: " in denied, denied
+    assert "Denied (nobody answered): " in denied, denied
     assert "changed no files" in denied, denied
     allowed = _cell(texts, nb, "%%agent --wait --yes")
     assert "changed greet.py, tests/test_greet.py" in allowed, allowed

@@ -286,3 +286,5 @@ async def test_accept_edits_session_cannot_edit_git_config_under_no(
     result = server.requests[2].json["messages"][-1]["content"][0]
     assert result["is_error"] is True
     assert "denied" in str(result["content"])
+    # nobody clicked: the model and the views are told so, not "the user denied"
+    assert "nobody could approve it" in str(result["content"])

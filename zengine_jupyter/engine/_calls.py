@@ -211,13 +211,15 @@ async def _ask(
     env.journal.publish(ApprovalRequested(session_id=sid, turn_id=tid, request=request))
     answer = await env.approvals.ask(request)
     if answer.action == "deny":
-        note = f" The user said: {answer.message}" if answer.message else ""
         env.journal.record(
             ApprovalRecord(tool_call_id=call.id, tool=call.name, decision="deny",
-                           decided_by="user", message=answer.message),
-            ToolCallDenied(session_id=sid, turn_id=tid, call_id=call.id, by="user",
+                           decided_by=answer.by, message=answer.message),
+            ToolCallDenied(session_id=sid, turn_id=tid, call_id=call.id, by=answer.by,
                            reason=answer.message or "denied", diff=diff),
         )  # fmt: skip
+        if answer.by == "no_answer":
+            return f"This call was denied because nobody could approve it: {answer.message}."
+        note = f" The user said: {answer.message}" if answer.message else ""
         return f"The user denied this call.{note}"
     rule = None
     if answer.action == "always_allow" and decision.source in ("protected", "outside"):

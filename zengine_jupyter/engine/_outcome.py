@@ -1,7 +1,8 @@
 """One wording for an approval's outcome, wherever it is shown (the kernel's plain text, the
 CLI's lines; the TypeScript ``outcomeText`` in ``labextension/src/ui/approvals.ts`` says the
 same words): "Allowed once.", "Always allowed (RULE).", "Allowed by policy (rule RULE).",
-"Denied by you: REASON.", "Denied by policy: REASON.", "Denied by a hook: REASON."
+"Denied by you: REASON.", "Denied by policy: REASON.", "Denied by a hook: REASON.",
+"Denied (nobody answered): REASON." (no frontend to click, ``zengine run --no``).
 """
 
 from __future__ import annotations

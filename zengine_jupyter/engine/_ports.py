@@ -33,4 +33,4 @@ class FixedApprovals:
     async def ask(self, request: ApprovalRequest) -> ApprovalDecision:
         if self.allow:
             return ApprovalDecision(action="allow_once")
-        return ApprovalDecision(action="deny", message=self.message)
+        return ApprovalDecision(action="deny", message=self.message, by="no_answer")

@@ -34,7 +34,7 @@ class KernelApprovals:
         if self.policy is not None:
             if self.policy:
                 return ApprovalDecision(action="allow_once")
-            return ApprovalDecision(action="deny", message=_NO_FRONTEND)
+            return ApprovalDecision(action="deny", message=_NO_FRONTEND, by="no_answer")
         future: asyncio.Future[ApprovalDecision] = asyncio.get_running_loop().create_future()
         self.pending[request.id] = future
         self.requests[request.id] = request

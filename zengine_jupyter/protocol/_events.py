@@ -143,6 +143,8 @@ class ApprovalDecision(BaseModel):
     """The rule to write (default: the request's suggested rule)."""
     message: str | None = None
     """With deny: a note for the model (what to do instead)."""
+    by: Literal["user", "no_answer"] = "user"
+    """Who answered: the user, or a policy because nobody could (no frontend, ``--no``)."""
 
 
 class ApprovalRequested(_Event):

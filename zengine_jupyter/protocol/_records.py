@@ -162,7 +162,7 @@ class ApprovalRecord(_Record):
     tool_call_id: str
     tool: str
     decision: Literal["allow_once", "allow_always", "deny"]
-    decided_by: Literal["user", "rule", "mode", "sandbox", "policy"] = "user"
+    decided_by: Literal["user", "rule", "mode", "sandbox", "policy", "no_answer"] = "user"
     rule: str | None = None
     message: str | None = None
 

@@ -232,7 +232,7 @@ export class ChatView {
         if (card && card.node.dataset.state === 'proposed') {
           card.setState(allowed ? 'allowed' : 'denied');
         }
-        if (card && by === 'user') {
+        if (card && (by === 'user' || by === 'no_answer')) {
           el(
             'div',
             `jp-zengine-approval-outcome jp-zengine-${allowed ? 'ok' : 'bad'}`,
@@ -432,7 +432,11 @@ export class ChatView {
     // the state names who decided; the outcome line below says it in full
     card?.setState(
       allowed ? 'allowed' : 'denied',
-      event.by === 'user' ? 'by you' : `by ${event.by}`
+      event.by === 'user'
+        ? 'by you'
+        : event.by === 'no_answer'
+          ? 'nobody answered'
+          : `by ${event.by}`
     );
     if (card && event.kind === 'tool_call_denied' && event.diff) {
       card.setDiff(event.diff); // what the denied call would have changed
