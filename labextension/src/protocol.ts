@@ -113,6 +113,7 @@ export interface ApprovalDecision {
   layer?: 'local' | 'user';
   rule?: string | null;
   message?: string | null;
+  by?: 'user' | 'no_answer';
 }
 
 /**
