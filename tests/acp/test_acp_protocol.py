@@ -134,7 +134,9 @@ async def test_prompt_streams_text_tool_calls_with_diff_and_asks(
         assert session.modes.current_mode_id == "default"
         assert [m.id for m in session.modes.available_modes] == [
             "default", "accept_edits", "plan", "bypass"]  # fmt: skip
-        options = {option.root.id: option.root for option in session.config_options or []}
+        # SDK 0.12 wraps each option in a root model, 0.11 (jupyter-ai's pin) does not
+        unwrapped = [getattr(o, "root", o) for o in session.config_options or []]
+        options = {option.id: option for option in unwrapped}
         assert set(options) == {"mode", "model"}
         assert options["model"].current_value == DEFAULT_MODEL
 
