@@ -25,6 +25,7 @@ from acp.schema import (
     UserMessageChunk,
 )
 
+from zengine_jupyter.config import TrustStore
 from zengine_jupyter.testing import DEFAULT_MODEL, Reply, ScriptedToolCall, configured_provider
 from zengine_jupyter.testing.cli import ZENGINE
 from zengine_jupyter.testing.mcp_server import fixture_argv, running_http_fixture
@@ -298,3 +299,23 @@ async def test_client_mcp_servers_join_the_chat_with_their_headers(
         assert [r.get("is_error", False) for r in results] == [False, False], results
         assert "chat-7" in str(results[0]["content"])
         assert "from stdio" in str(results[1]["content"])
+
+
+async def test_an_untrusted_project_asks_for_trust_through_the_client(
+    tmp_path: Path, zengine_home: Path
+) -> None:
+    """A project's own MCP server is withheld until trust: the client is asked, and "trust"
+    trusts the folder as `zengine trust` would."""
+    project = await _ready(tmp_path)
+    (project / ".z-engine").mkdir()
+    (project / ".z-engine" / "settings.toml").write_text('[mcp.servers.own]\ncommand = "x"\n')
+    client = RecordingClient()
+    client.answers = ["trust"]
+    async with configured_provider(zengine_home), acp_agent(client, project) as (conn, _):
+        await conn.new_session(cwd=str(project), mcp_servers=[])
+        await asyncio.wait_for(client.asked_event.wait(), 60)
+        view, options = client.asked[0]
+        assert view.title.startswith(f"Trust {project}?")
+        assert "mcp.servers.own" in view.title
+        assert [o.option_id for o in options] == ["trust", "not_now"]
+        await _until(lambda: TrustStore().is_trusted(project))
