@@ -109,7 +109,7 @@ export interface ApprovalAnswer {
  * The user's answer. No answer in a non-interactive run means deny.
  */
 export interface ApprovalDecision {
-  action: 'allow_once' | 'always_allow' | 'deny';
+  action: 'allow_once' | 'always_allow' | 'deny' | 'always_deny';
   layer?: 'local' | 'user';
   rule?: string | null;
   message?: string | null;

@@ -8,6 +8,7 @@ import sys
 from typing import TYPE_CHECKING
 
 from zengine_jupyter._version import __version__
+from zengine_jupyter.cli._acp import add_acp_parser
 from zengine_jupyter.cli._auth import add_auth_parser, run_auth
 from zengine_jupyter.cli._cassette import add_cassette_commands
 from zengine_jupyter.cli._checkpoints import add_checkpoint_commands
@@ -44,6 +45,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_run_parser(commands)
     add_checkpoint_commands(commands)
     add_cassette_commands(commands)
+    add_acp_parser(commands)
     return parser
 
 

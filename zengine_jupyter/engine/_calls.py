@@ -210,10 +210,17 @@ async def _ask(
     )
     env.journal.publish(ApprovalRequested(session_id=sid, turn_id=tid, request=request))
     answer = await env.approvals.ask(request)
-    if answer.action == "deny":
+    if answer.action in ("deny", "always_deny"):
+        denied_rule = None
+        if answer.action == "always_deny":
+            denied_rule = answer.rule or request.suggested_rule
+            await asyncio.to_thread(
+                add_rule_to_layer, answer.layer, denied_rule, project=env.root, kind="deny"
+            )
+            env.gate.policy = env.gate.policy.with_rule(denied_rule, kind="deny")
         env.journal.record(
             ApprovalRecord(tool_call_id=call.id, tool=call.name, decision="deny",
-                           decided_by=answer.by, message=answer.message),
+                           decided_by=answer.by, message=answer.message, rule=denied_rule),
             ToolCallDenied(session_id=sid, turn_id=tid, call_id=call.id, by=answer.by,
                            reason=answer.message or "denied", diff=diff),
         )  # fmt: skip

@@ -139,6 +139,16 @@ class ContextGauge:
         self._floor = tokens_after
 
     @property
+    def tokens(self) -> int:
+        """The context the provider last counted (0 before its first report)."""
+        return self._seen[1] if self._seen else 0
+
+    @property
+    def size(self) -> int:
+        """The window, or ``DEFAULT_CONTEXT_WINDOW`` while it is unknown."""
+        return self.window or DEFAULT_CONTEXT_WINDOW
+
+    @property
     def limit(self) -> int:
         """Tokens at which compaction starts."""
         return int((self.window or DEFAULT_CONTEXT_WINDOW) * self.threshold)

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
     from pathlib import Path
 
-    from zengine_jupyter.config import EffectiveSettings
+    from zengine_jupyter.config import EffectiveSettings, McpServerSettings
     from zengine_jupyter.engine._catalog import SharedCatalog
     from zengine_jupyter.engine._extension import SessionExtension
     from zengine_jupyter.engine._ports import ApprovalPort
@@ -48,3 +48,5 @@ class SessionParts:
     """Made after the built-in ones (a frontend's own tools, tests)."""
     environ: Mapping[str, str] | None = None
     """The environment the settings were read with (None: the process's); reloads use it."""
+    mcp_servers: Mapping[str, McpServerSettings] = field(default_factory=dict)
+    """A client's own MCP servers for this chat (``SessionOptions.mcp_servers``)."""

@@ -72,7 +72,7 @@ if TYPE_CHECKING:
     from collections.abc import AsyncIterator, Callable, Mapping
     from pathlib import Path
 
-    from zengine_jupyter.config import PermissionMode
+    from zengine_jupyter.config import McpServerSettings, PermissionMode
     from zengine_jupyter.engine._extension import SessionExtension, SlashCommand
     from zengine_jupyter.engine._journal import Journaling
     from zengine_jupyter.engine._ports import ApprovalPort
@@ -104,6 +104,9 @@ class SessionOptions:
     notebook: str | None = None
     extensions: tuple[Callable[[], SessionExtension], ...] = ()
     """Added to :data:`EXTENSIONS` for this chat (a frontend's own tools, tests)."""
+    mcp_servers: Mapping[str, McpServerSettings] | None = None
+    """MCP servers a client hands this chat (an ACP client's ``mcpServers``): the user's, as if
+    in the user's settings; one replaces a settings server of the same name."""
 
 
 class Session:
@@ -142,6 +145,7 @@ class Session:
         self._interrupting = False
         self._closed = False
         self.environ = parts.environ
+        self.client_mcp_servers = parts.mcp_servers
         self._live = LiveSettings(self.root, self.environ)
         self.created = False
         """This open created the chat (:func:`close_discarding_unused` may delete it)."""
@@ -202,6 +206,7 @@ class Session:
                 catalog=catalog,
                 extensions=options.extensions,
                 environ=options.environ,
+                mcp_servers=dict(options.mcp_servers or {}),
             )
         )
         session.created = options.session_id is None

@@ -116,9 +116,12 @@ class PermissionPolicy:
             auto_allow_read_only_bash=permissions.auto_allow_read_only_bash,
         )
 
-    def with_rule(self, rule: str) -> PermissionPolicy:
-        """This policy plus one more allow rule (an "always allow") applied at once."""
-        return replace(self, allow=(*self.allow, PermissionRule.parse(rule)))
+    def with_rule(self, rule: str, kind: Literal["allow", "deny"] = "allow") -> PermissionPolicy:
+        """This policy plus one more rule (an "always allow" / "always deny") applied at once."""
+        parsed = PermissionRule.parse(rule)
+        if kind == "deny":
+            return replace(self, deny=(*self.deny, parsed))
+        return replace(self, allow=(*self.allow, parsed))
 
 
 @dataclass

@@ -136,9 +136,10 @@ class ApprovalDecision(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    action: Literal["allow_once", "always_allow", "deny"]
+    action: Literal["allow_once", "always_allow", "deny", "always_deny"]
     layer: Literal["local", "user"] = "local"
-    """Where "always allow" writes its rule: the project's settings.local.toml or the user's."""
+    """Where "always allow" / "always deny" writes its rule: the project's settings.local.toml
+    or the user's."""
     rule: str | None = None
     """The rule to write (default: the request's suggested rule)."""
     message: str | None = None

@@ -12,7 +12,7 @@ from zengine_jupyter.protocol import ConfigError, MessageRecord, ToolResultRecor
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping
 
-    from zengine_jupyter.config import EffectiveSettings
+    from zengine_jupyter.config import EffectiveSettings, McpServerSettings
     from zengine_jupyter.engine.mcp._hub import McpOrigin
     from zengine_jupyter.protocol import LogRecord
 
@@ -22,23 +22,30 @@ _PROJECT_LAYERS = ("project", "local")
 
 
 def servers_from_settings(
-    settings: EffectiveSettings,
+    settings: EffectiveSettings, client: Mapping[str, McpServerSettings] | None = None
 ) -> tuple[list[tuple[McpServerEntry, McpOrigin]], list[str]]:
     """``[mcp.servers]`` as hub entries with their origin, and problems to show the user.
 
     Servers from the project's files are ``project``: the hub starts them only when the
     workspace is trusted. While it is not, the settings leave them out (``withheld``); they are
     added back here, as written in the project's layers, so ``/mcp`` and the notice name them.
+    ``client``: servers a client handed the chat (ACP's ``mcpServers``): ``user`` servers that
+    replace a settings server of the same name.
     """
     out: list[tuple[McpServerEntry, McpOrigin]] = []
     problems: list[str] = []
+    client = client or {}
+    for name, server in client.items():
+        _add(out, problems, name, server.model_dump(), "user")
     for name, server in settings.settings.mcp.servers.items():
+        if name in client:
+            continue
         origin: McpOrigin = (
             "project" if settings.source_of(f"mcp.servers.{name}") in _PROJECT_LAYERS else "user"
         )
         _add(out, problems, name, server.model_dump(), origin)
     if not settings.trusted:
-        known = {entry.name for entry, _ in out}
+        known = {entry.name for entry, _ in out} | set(client)
         for name, table in _withheld_tables(settings).items():
             if name not in known:
                 _add(out, problems, name, table, "project")
