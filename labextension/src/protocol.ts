@@ -861,7 +861,7 @@ export interface StatusSandbox {
  */
 export interface StatusServer {
   name: string;
-  origin: 'default' | 'user' | 'project' | 'local' | 'env';
+  origin: 'default' | 'system' | 'user' | 'project' | 'local' | 'env';
   withheld: boolean;
   enabled: boolean;
 }
@@ -1228,6 +1228,6 @@ export interface WidgetReply {
  */
 export interface WithheldSetting {
   key: string;
-  layer: 'default' | 'user' | 'project' | 'local' | 'env';
+  layer: 'default' | 'system' | 'user' | 'project' | 'local' | 'env';
   detail?: string | null;
 }

@@ -63,6 +63,7 @@ def settings_json(effective: EffectiveSettings) -> dict[str, Any]:
         ],
         "issues": [issue.model_dump() for issue in effective.issues],
         "withheld": [item.model_dump() for item in effective.withheld],
+        "locked": [{"key": lock.key, "overridden": lock.overridden} for lock in effective.locked],
         "values": {
             key: {"value": _masked(key, value), "layer": effective.source_of(key)}
             for key, value in effective.flat().items()
@@ -88,6 +89,9 @@ def render_settings(effective: EffectiveSettings, *, layers: bool) -> str:
     for item in effective.withheld:
         detail = f" = {item.detail}" if item.detail else ""
         lines.append(f"withheld until trusted: {item.key}{detail} (from {item.layer})")
+    for lock in effective.locked:
+        lines.append(f"locked by the system layer: {lock.key} (the {lock.overridden} layer's "
+                     "value does not apply)")  # fmt: skip
     if lines:
         lines.append("")
     for key, value in effective.flat().items():

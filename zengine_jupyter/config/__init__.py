@@ -37,7 +37,15 @@ if TYPE_CHECKING:
     )
     from zengine_jupyter.config._first_run import DEFAULT_KEY_VARS, provider_configured
     from zengine_jupyter.config._glob import compile_glob
-    from zengine_jupyter.config._layers import ENV_OVERRIDES, Layer, env_layer, layer_path
+    from zengine_jupyter.config._layers import (
+        ENV_OVERRIDES,
+        SYSTEM_SETTINGS,
+        SYSTEM_SETTINGS_ENV,
+        Layer,
+        env_layer,
+        layer_path,
+        system_settings_path,
+    )
     from zengine_jupyter.config._reference import render_reference
     from zengine_jupyter.config._reload import (
         SettingsFiles,
@@ -82,6 +90,7 @@ if TYPE_CHECKING:
         VerificationSettings,
         expand_env_refs,
     )
+    from zengine_jupyter.config._system import LockedSetting
     from zengine_jupyter.config._trust import TrustStore
     from zengine_jupyter.config._write import add_permission_rule, add_rule_to_layer
     from zengine_jupyter.config._write_provider import write_provider_choice
@@ -102,6 +111,10 @@ _LAZY = {
     "HookSettings": "_schema_tools",
     "HooksSettings": "_schema_tools",
     "Layer": "_layers",
+    "LockedSetting": "_system",
+    "SYSTEM_SETTINGS": "_layers",
+    "SYSTEM_SETTINGS_ENV": "_layers",
+    "system_settings_path": "_layers",
     "LspServerSettings": "_schema_tools",
     "LspSettings": "_schema_tools",
     "MODE_LOOSENESS": "_extensions",
@@ -156,6 +169,8 @@ __all__ = [
     "HOME_ENV",
     "MODE_LOOSENESS",
     "PERMISSION_MODES",
+    "SYSTEM_SETTINGS",
+    "SYSTEM_SETTINGS_ENV",
     "WITHHELD",
     "AgentsSettings",
     "AppearanceSettings",
@@ -168,6 +183,7 @@ __all__ = [
     "HookSettings",
     "HooksSettings",
     "Layer",
+    "LockedSetting",
     "LspServerSettings",
     "LspSettings",
     "McpServerSettings",
@@ -209,6 +225,7 @@ __all__ = [
     "restrict_to_user_level",
     "settings_changes",
     "settings_files",
+    "system_settings_path",
     "trust_workspace",
     "trusted_grants",
     "user_config_dir",

@@ -14,11 +14,13 @@ from zengine_jupyter.config._layers import (
     is_provider_key,
     layer_path,
     read_layer,
+    system_settings_path,
 )
 from zengine_jupyter.config._merge import flatten, merge_tables
 from zengine_jupyter.config._paths import data_dir
 from zengine_jupyter.config._restrict import ResolvedSettings, restrict_to_user_level
 from zengine_jupyter.config._schema import Settings
+from zengine_jupyter.config._system import LockedSetting, lock_to_system
 from zengine_jupyter.config._trust import TRUST_FILE_NAME, TrustStore
 from zengine_jupyter.protocol import TrustStoreError
 
@@ -39,7 +41,7 @@ __all__ = [
     "trust_workspace",
 ]
 
-_USER_LEVEL: frozenset[LayerName] = frozenset({"default", "user", "env"})
+_USER_LEVEL: frozenset[LayerName] = frozenset({"default", "system", "user", "env"})
 
 
 @dataclass(frozen=True)
@@ -60,6 +62,8 @@ class EffectiveSettings:
     trust_problem: str | None = None
     """Why trust could not be read (a damaged ``trust.json``); the project then counts as
     untrusted."""
+    locked: tuple[LockedSetting, ...] = ()
+    """Keys the system layer decides whose value another layer tried to change."""
 
     @property
     def provider_issues(self) -> tuple[SettingsIssue, ...]:
@@ -95,6 +99,12 @@ def read_layers(
     """Every layer that loads for ``project``, lowest first, and the ones skipped."""
     layers: list[Layer] = []
     issues: list[SettingsIssue] = []
+    system = system_settings_path(environ)
+    if system is not None:
+        layer, problems = read_layer("system", system)
+        issues += problems
+        if layer is not None:
+            layers.append(layer)
     names: tuple[FileLayerName, ...] = ("user", "project", "local") if project else ("user",)
     for name in names:
         layer, problems = read_layer(name, layer_path(name, project, environ))
@@ -123,6 +133,8 @@ def effective_from_layers(
     if not trusted:
         user_level = resolve_layers([layer for layer in layers if layer.name in _USER_LEVEL])
         resolved, withheld = restrict_to_user_level(full, user_level)
+    system = next((layer for layer in layers if layer.name == "system"), None)
+    resolved, locked = lock_to_system(resolved, system)
     return EffectiveSettings(
         settings=resolved.settings,
         provenance=resolved.provenance,
@@ -132,6 +144,7 @@ def effective_from_layers(
         issues=tuple(issues),
         withheld=withheld,
         trust_problem=trust_problem,
+        locked=locked,
     )
 
 

@@ -13,6 +13,7 @@ import os
 import re
 import tomllib
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import ValidationError
@@ -24,22 +25,33 @@ from zengine_jupyter.protocol import LayerName, SettingsIssue
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
-    from pathlib import Path
 
 __all__ = [
     "DESTINATION_NOT_APPLIED",
     "ENV_OVERRIDES",
     "PROVIDER_KEYS",
+    "SYSTEM_SETTINGS",
+    "SYSTEM_SETTINGS_ENV",
     "FileLayerName",
     "Layer",
+    "ReadLayerName",
     "env_layer",
     "is_provider_key",
     "layer_path",
     "read_layer",
     "read_toml",
+    "system_settings_path",
 ]
 
 FileLayerName = Literal["user", "project", "local"]
+ReadLayerName = Literal["system", "user", "project", "local"]
+"""The file layers: the system's (read only, an administrator's) and the writable ones."""
+
+SYSTEM_SETTINGS = "/etc/zengine/settings.toml"
+"""The system layer an administrator writes (a JupyterHub's image, say): below the user's, and
+what it sets a user cannot loosen (see ``config/_system.py``)."""
+SYSTEM_SETTINGS_ENV = "ZENGINE_SYSTEM_SETTINGS"
+"""Names another system file (tests, images that keep /etc read-only); empty: none at all."""
 
 ENV_OVERRIDES: dict[str, tuple[str, str]] = {
     "ZENGINE_MODEL": ("model", "main"),
@@ -96,9 +108,18 @@ def layer_path(
     return project / ".z-engine" / _FILES[name]
 
 
-def _v1_path(name: FileLayerName, path: Path) -> Path | None:
-    """The v1 ``config.toml`` beside a v2 file; the local layer had no v1 counterpart."""
-    return None if name == "local" else path.with_name(V1_FILE_NAME)
+def system_settings_path(environ: Mapping[str, str] | None = None) -> Path | None:
+    """The system layer's file (:data:`SYSTEM_SETTINGS`, or ``$ZENGINE_SYSTEM_SETTINGS``)."""
+    env = os.environ if environ is None else environ
+    chosen = env.get(SYSTEM_SETTINGS_ENV)
+    if chosen is None:
+        return Path(SYSTEM_SETTINGS)
+    return Path(chosen) if chosen.strip() else None
+
+
+def _v1_path(name: ReadLayerName, path: Path) -> Path | None:
+    """The v1 ``config.toml`` beside a v2 file; the local and system layers had none."""
+    return None if name in ("local", "system") else path.with_name(V1_FILE_NAME)
 
 
 def read_toml(path: Path) -> tuple[str, dict[str, Any]]:
@@ -107,7 +128,7 @@ def read_toml(path: Path) -> tuple[str, dict[str, Any]]:
     return text, tomllib.loads(text)
 
 
-def read_layer(name: FileLayerName, path: Path) -> tuple[Layer | None, list[SettingsIssue]]:
+def read_layer(name: ReadLayerName, path: Path) -> tuple[Layer | None, list[SettingsIssue]]:
     """Load the layer at ``path`` (or its v1 file when ``path`` is missing).
 
     Returns ``(None, [])`` when neither file exists and ``(None, issues)`` when the layer is

@@ -12,7 +12,7 @@ from pydantic import BaseModel, ConfigDict
 
 __all__ = ["LayerName", "SettingsIssue", "WithheldSetting"]
 
-LayerName = Literal["default", "user", "project", "local", "env"]
+LayerName = Literal["default", "system", "user", "project", "local", "env"]
 """The settings layers, lowest first: built-in defaults, the user's ``settings.toml``, the
 project's ``.z-engine/settings.toml``, the personal ``.z-engine/settings.local.toml``, and the
 ``ZENGINE_*`` environment overrides."""
