@@ -117,7 +117,8 @@ def test_a_plot_and_a_frame_reach_the_next_anthropic_request(
     plotted = _tool_result(server, 1)
     assert "is_error" not in plotted
     text, image = plotted["content"]
-    assert text["type"] == "text" and "image 1 attached: png" in text["text"]
+    assert text["type"] == "text"
+    assert "image 1 attached: png" in text["text"]
     assert image["type"] == "image"
     assert image["source"]["type"] == "base64"
     assert image["source"]["media_type"] == "image/png"
@@ -152,7 +153,8 @@ def test_a_plot_reaches_the_next_openai_request_as_a_user_image(
             turn_events(kernel, "%%agent --wait --yes\nPlot it\n", timeout=90)
         messages = server.requests[1].json["messages"]
     tool, user = messages[-2], messages[-1]
-    assert tool["role"] == "tool" and isinstance(tool["content"], str)
+    assert tool["role"] == "tool"
+    assert isinstance(tool["content"], str)
     assert "image 1 attached: png" in tool["content"]
     assert user["role"] == "user"
     (part,) = user["content"]

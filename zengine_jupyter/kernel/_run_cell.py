@@ -161,8 +161,10 @@ def render_result(
     notes, images = _images(result.images, limits, takes_images)
     lines = [f"Ran {where} in {result.duration_s:.2f} s.", *body, *notes]
     if result.timed_out:
-        lines.append(f"Stopped at the {timeout_s:g} s bound: KeyboardInterrupt was raised in "
-                     "the running code; the kernel is usable. Anything it did before stays.")  # fmt: skip
+        lines.append(
+            f"Stopped at the {timeout_s:g} s bound: KeyboardInterrupt was raised in the "
+            "running code; the kernel is usable. Anything it did before stays."
+        )
     elif result.interrupted:
         lines.append("Interrupted by the user (KeyboardInterrupt); the kernel is usable.")
     if len(lines) == 1:
