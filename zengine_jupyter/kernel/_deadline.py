@@ -2,7 +2,7 @@
 
 The code RunCell runs headless blocks the thread it runs on (the kernel's main thread, where
 the engine's loop runs too: the code is the user's, it must run where their cells run), so no
-loop timer can fire. A watchdog thread waits for the bound and then sends ``SIGINT`` to the main
+loop timer can fire. A watchdog thread (kept between runs) waits for the bound and then sends ``SIGINT`` to the main
 thread (``signal.pthread_kill``: it also wakes a ``time.sleep`` or a blocking read). While the
 run lasts, :class:`Deadline` installs a ``SIGINT`` handler that raises ``KeyboardInterrupt``
 (between cells ipykernel ignores ``SIGINT``), so the notebook's interrupt button stops a
@@ -18,6 +18,7 @@ blocking call. An async run (top-level ``await``) is first cancelled on its loop
 from __future__ import annotations
 
 import ctypes
+import queue
 import signal
 import threading
 from typing import TYPE_CHECKING, Any
@@ -62,7 +63,7 @@ class Deadline:
         if self._main:
             self._saved = signal.signal(signal.SIGINT, self._on_sigint)
         self._active = True
-        threading.Thread(target=self._watch, name="runcell-deadline", daemon=True).start()
+        _watcher().jobs.put(self)
         return self
 
     def __exit__(
@@ -102,3 +103,32 @@ class Deadline:
             ctypes.pythonapi.PyThreadState_SetAsyncExc(
                 ctypes.c_ulong(self._thread_id), ctypes.py_object(KeyboardInterrupt)
             )
+
+
+class _Watcher(threading.Thread):
+    """A watchdog thread kept for the next run (starting a thread costs milliseconds on a
+    busy machine, more than the rest of a small run)."""
+
+    def __init__(self) -> None:
+        super().__init__(name="runcell-deadline", daemon=True)
+        self.jobs: queue.SimpleQueue[Deadline] = queue.SimpleQueue()
+
+    def run(self) -> None:
+        while True:
+            self.jobs.get()._watch()
+            with _LOCK:
+                _IDLE.append(self)
+
+
+_LOCK = threading.Lock()
+_IDLE: list[_Watcher] = []
+
+
+def _watcher() -> _Watcher:
+    """An idle watchdog thread, or a new one (two runs at once: two async runs)."""
+    with _LOCK:
+        if _IDLE:
+            return _IDLE.pop()
+    watcher = _Watcher()
+    watcher.start()
+    return watcher

@@ -81,6 +81,8 @@ class HeadlessExecutor:
 
     def __init__(self, shell: Callable[[], Any]) -> None:
         self._shell = shell
+        self._publisher: Any = None
+        """One capturing publisher, emptied per run (a new one costs a traitlets init)."""
 
     async def run(
         self, code: str, *, timeout_s: float, after_cell_id: str | None = None
@@ -89,6 +91,9 @@ class HeadlessExecutor:
         from IPython.utils.capture import capture_output
 
         shell = self._shell()
+        if self._publisher is None:
+            self._publisher = CapturingDisplayPublisher()
+        self._publisher.outputs.clear()
         capture = _Capture(shell)
         saved = {name: getattr(shell, name, None) for name in _SAVED}
         saved_last = {name: getattr(sys, name) for name in _LAST if hasattr(sys, name)}
@@ -106,7 +111,7 @@ class HeadlessExecutor:
         error: BaseException | None = None
         with capture_output(display=False) as io:
             publisher = shell.display_pub
-            shell.display_pub = CapturingDisplayPublisher()
+            shell.display_pub = self._publisher
             saved_hook, sys.displayhook = sys.displayhook, capture.displayhook
             shell.display_trap.hook = capture.displayhook
             shell._showtraceback = capture.showtraceback
