@@ -39,7 +39,8 @@ async def _zours(code):
 async def _zbase(code):
     shell = get_ipython()
     t = time.perf_counter()
-    await shell.run_cell_async(code, store_history=False, transformed_cell=shell.transform_cell(code))
+    cell = shell.transform_cell(code)
+    await shell.run_cell_async(code, store_history=False, transformed_cell=cell)
     print("\\nZBENCH", time.perf_counter() - t)
 """
 

@@ -2,8 +2,9 @@
 
 The code RunCell runs headless blocks the thread it runs on (the kernel's main thread, where
 the engine's loop runs too: the code is the user's, it must run where their cells run), so no
-loop timer can fire. A watchdog thread (kept between runs) waits for the bound and then sends ``SIGINT`` to the main
-thread (``signal.pthread_kill``: it also wakes a ``time.sleep`` or a blocking read). While the
+loop timer can fire. A watchdog thread (kept between runs) waits for the bound and then sends
+``SIGINT`` to the main thread (``signal.pthread_kill``: it also wakes a ``time.sleep`` or a
+blocking read). While the
 run lasts, :class:`Deadline` installs a ``SIGINT`` handler that raises ``KeyboardInterrupt``
 (between cells ipykernel ignores ``SIGINT``), so the notebook's interrupt button stops a
 headless run as well; the handler ipykernel had is put back afterwards. Code that swallows
