@@ -78,6 +78,34 @@ def test_default_mode_shows_the_code_and_a_denial_runs_nothing(
     assert "hello from the agent" not in kernel.execute("print(1)").text
 
 
+def test_allowed_in_a_background_turn_it_runs_in_the_users_namespace(
+    kernel: KernelHarness, server: ProviderServer
+) -> None:
+    """The turn runs as a task between cells (no --wait): the code runs on the kernel's main
+    thread when the click arrives, sees the user's variables and leaves its own."""
+    code = "doubled = [v * 2 for v in base]\nprint('doubled', doubled)\nlen(doubled)"
+    server.add(_run(code), Reply(text=("Doubled.",)))
+    assert kernel.execute("base = [1, 2, 3]").status == "ok"
+    cell = kernel.execute("%%agent\nDouble base\n")
+    model_id = widget_id(cell)
+    asked = kernel.widget_messages(model_id, has_event("approval_requested"))
+    (request,) = [e["request"] for e in events_of(asked) if e["kind"] == "approval_requested"]
+    assert request["summary"] == "doubled = [v * 2 for v in base] (+2 lines)"
+    kernel.send_widget_message(model_id, {"v": 1, "kind": "approval_answer", "id": "yes-1",
+                                          "request_id": request["id"],
+                                          "decision": {"action": "allow_once"}},
+                               subshell_id=kernel.create_subshell())  # fmt: skip
+    kernel.widget_messages(model_id, has_event("turn_result"))
+    assert kernel.execute("print(doubled)").text.strip() == "[2, 4, 6]"
+    answer = _text_of(_tool_result(server, 1))
+    assert "stdout:\ndoubled [2, 4, 6]" in answer
+    assert "result (last expression):\n3" in answer
+    # nothing of the run was published to the notebook: the agent cell shows only its widget
+    printed = [m for m in kernel.received if m["msg_type"] == "stream"
+               and "doubled [2, 4, 6]" in m["content"]["text"]]  # fmt: skip
+    assert printed == []
+
+
 def test_plan_mode_refuses_run_cell(kernel: KernelHarness, server: ProviderServer) -> None:
     server.add(_run("planned = 1"), Reply(text=("Plan mode said no.",)))
     events = turn_events(kernel, "%%agent --mode plan --wait --yes\nRun it\n")

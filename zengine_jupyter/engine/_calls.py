@@ -75,7 +75,13 @@ class CallEnv:
 
 
 def summarise(tool: str, arguments: Mapping[str, Any]) -> str:
-    """One line for a tool card: the command, the path, or the arguments."""
+    """One line for a tool card: the command, the path, the code's first line, or the
+    arguments."""
+    code = arguments.get("code")
+    if isinstance(code, str) and code.strip():
+        lines = [line for line in code.strip().splitlines() if line.strip()]
+        first = lines[0] if len(lines[0]) <= 160 else lines[0][:157] + "..."
+        return first + (f" (+{len(lines) - 1} lines)" if len(lines) > 1 else "")
     for key in ("command", "path", "pattern", "shell_id"):
         value = arguments.get(key)
         if isinstance(value, str) and value:
