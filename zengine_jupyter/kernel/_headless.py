@@ -98,6 +98,7 @@ class HeadlessExecutor:
         saved = {name: getattr(shell, name, None) for name in _SAVED}
         saved_last = {name: getattr(sys, name) for name in _LAST if hasattr(sys, name)}
         exec_result = shell.displayhook.exec_result
+        own_tb = shell.__dict__.get("_showtraceback")  # someone's patch on the instance
         trap_hook = shell.display_trap.hook
         try:
             transformed, problem = shell.transform_cell(code), None
@@ -132,7 +133,10 @@ class HeadlessExecutor:
                 shell.display_pub = publisher
                 sys.displayhook = saved_hook
                 shell.display_trap.hook = trap_hook
-                del shell._showtraceback
+                if own_tb is None:
+                    del shell._showtraceback
+                else:
+                    shell._showtraceback = own_tb
                 shell.displayhook.exec_result = exec_result
                 for name, value in saved.items():
                     setattr(shell, name, value)

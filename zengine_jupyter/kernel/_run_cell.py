@@ -161,9 +161,15 @@ def render_result(
     notes, images = _images(result.images, limits, takes_images)
     lines = [f"Ran {where} in {result.duration_s:.2f} s.", *body, *notes]
     if result.timed_out:
+        cancelled = result.error is not None and result.error.name == "CancelledError"
+        how = (
+            "it was cancelled at its await"
+            if cancelled
+            else "KeyboardInterrupt was raised in the running code"
+        )
         lines.append(
-            f"Stopped at the {timeout_s:g} s bound: KeyboardInterrupt was raised in the "
-            "running code; the kernel is usable. Anything it did before stays."
+            f"Stopped at the {timeout_s:g} s bound: {how}; the kernel is usable. "
+            "Anything it did before stays."
         )
     elif result.interrupted:
         lines.append("Interrupted by the user (KeyboardInterrupt); the kernel is usable.")
