@@ -8,12 +8,19 @@ from __future__ import annotations
 import base64
 import json
 import re
+import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from zengine_jupyter.testing import ProviderServer, Reply, ScriptedToolCall, provider_settings
+from zengine_jupyter.testing import (
+    ProviderServer,
+    Reply,
+    ScriptedToolCall,
+    provider_settings,
+    write_provider_settings,
+)
 from zengine_jupyter.testing.kernel import (
     KernelHarness,
     agent_kernel,
@@ -135,6 +142,31 @@ def test_an_endless_loop_stops_at_its_bound_and_the_kernel_stays_usable(
     # the run's SIGINT handler is gone: a cell has ipykernel's own again
     handler = kernel.execute("import signal; print(signal.getsignal(2))").text
     assert "default_int_handler" in handler, handler
+
+
+def test_the_notebooks_interrupt_button_stops_a_headless_run(
+    project: Path, server: ProviderServer, zengine_home: Path
+) -> None:
+    """A background turn's run (allowed by a rule) is stopped by the kernel interrupt a
+    frontend sends (SIGINT), and says the user stopped it, not the bound."""
+    write_provider_settings(zengine_home, server.base_url, '[permissions]\nallow = ["RunCell"]\n')
+    started = project / "started"
+    code = f"import time\nopen({str(started)!r}, 'w').close()\nfor step in range(600):\n"
+    server.add(_run(code + "    time.sleep(0.1)"), Reply(text=("stopped",)))
+    with agent_kernel(project) as kernel:
+        cell = kernel.execute("%%agent\nWait a minute\n")
+        model_id = widget_id(cell)
+        deadline = time.monotonic() + 30  # the loop is blocked while the code runs: no events
+        while not started.exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert started.exists()
+        time.sleep(0.5)
+        kernel.manager.interrupt_kernel()
+        kernel.widget_messages(model_id, has_event("turn_result"), timeout=30)
+        assert kernel.execute("print(0 < step < 590)").text.strip() == "True"
+    stopped = _text_of(_tool_result(server, 1))
+    assert "Interrupted by the user (KeyboardInterrupt)" in stopped
+    assert "bound" not in stopped
 
 
 def test_a_plot_and_a_frame_reach_the_next_anthropic_request(
