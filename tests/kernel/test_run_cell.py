@@ -156,7 +156,9 @@ def test_the_notebooks_interrupt_button_stops_a_headless_run(
     with agent_kernel(project) as kernel:
         cell = kernel.execute("%%agent\nWait a minute\n")
         model_id = widget_id(cell)
-        deadline = time.monotonic() + 30  # the loop is blocked while the code runs: no events
+        # the views hear the call started before the code blocks the kernel's loop
+        kernel.widget_messages(model_id, has_event("tool_call_started"), timeout=30)
+        deadline = time.monotonic() + 30
         while not started.exists() and time.monotonic() < deadline:
             time.sleep(0.05)
         assert started.exists()

@@ -90,6 +90,8 @@ class HeadlessExecutor:
         from IPython.core.displaypub import CapturingDisplayPublisher
         from IPython.utils.capture import capture_output
 
+        for _ in range(3):  # the views hear "running" before plain code blocks the loop
+            await asyncio.sleep(0)
         shell = self._shell()
         if self._publisher is None:
             self._publisher = CapturingDisplayPublisher()
