@@ -7,7 +7,9 @@ user's variables, matplotlib and signals as a cell does. Plain code blocks that 
 runs, as a cell does (the turn is waiting for this result anyway); ``await`` at top level yields
 to it. :class:`~._deadline.Deadline` stops it at the bound from a watchdog thread, so nothing
 on the blocked loop has to fire. Nothing here waits on the loop from inside the loop: no
-deadlock in either kind of turn.
+deadlock in either kind of turn. Before plain code starts, the run yields to the loop so the
+views hear the call is running; while it runs, comm messages (the panel's Interrupt, a click)
+wait for it to end, as for a cell: the notebook's interrupt button (``SIGINT``) stops it.
 
 What the user's session keeps as it was: ``run_cell_async(store_history=False)`` takes no
 execution count and writes no history (``In``, ``_i``, ``_iN``); the last expression goes to a
