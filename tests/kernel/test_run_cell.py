@@ -194,6 +194,8 @@ def test_a_plot_and_a_frame_reach_the_next_anthropic_request(
     # the log keeps the image by reference: its hash and file, not the bytes
     (log,) = (zengine_home / "sessions").rglob("log.jsonl")
     results = [json.loads(line) for line in log.read_text().splitlines()]
+    kinds = [r.get("kind") for r in results]
+    assert kinds.index("checkpoint") < kinds.index("tool_result")  # files, before the first run
     (recorded,) = [r for r in results if r.get("kind") == "tool_result" and r.get("images")]
     (ref,) = recorded["images"]
     stored = log.parent / "artifacts" / ref["file"]
