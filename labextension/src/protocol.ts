@@ -481,6 +481,20 @@ export interface QuestionRecord {
 }
 
 /**
+ * An image a tool result carried (a RunCell plot), by reference: the bytes are the file
+ * ``artifacts/<file>``, named by their SHA-256, so a log line stays small and the same plot
+ * twice is stored once; ``sha256`` and ``size`` say which bytes were sent.
+ */
+export interface RecordedImage {
+  media_type: 'image/png' | 'image/jpeg' | 'image/gif' | 'image/webp';
+  sha256: string;
+  size: number;
+  file: string;
+  width?: number | null;
+  height?: number | null;
+}
+
+/**
  * A tool call the assistant made; its answer is a :class:`ToolResultRecord` with this id.
  */
 export interface RecordedToolCall {
@@ -1042,6 +1056,7 @@ export interface ToolResultRecord {
   artifact?: string | null;
   repair?: boolean;
   diff?: string | null;
+  images?: RecordedImage[];
 }
 
 /**

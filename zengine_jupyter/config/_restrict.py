@@ -50,6 +50,11 @@ WITHHELD: tuple[Path_, ...] = (
 CAPPED: tuple[Path_, ...] = (
     ("agents", "session_cost_cap_usd"),
     ("verification", "max_continuations"),
+    ("kernel", "run_cell_timeout_s"),
+    ("kernel", "run_cell_max_timeout_s"),
+    ("kernel", "output_chars"),
+    ("kernel", "image_max_bytes"),
+    ("kernel", "max_images"),
 )
 """Limits an untrusted project may lower but not raise (``None`` means no limit)."""
 

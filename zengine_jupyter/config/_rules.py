@@ -11,6 +11,8 @@ A rule is ``Tool`` (every call of that tool) or ``Tool(specifier)``:
   crosses folders: ``Edit(*.py)`` is ``x.py`` at the project's top only, ``Edit(**/*.py)`` every
   Python file of the project. A relative glob is matched against the project-relative path, an
   absolute one (or ``~/...``) against the absolute path.
+* ``RunCell(df.head*)``: code run in the user's kernel, a glob on a line of the code (an allow
+  rule covers one-statement code only; deny and ask match any line): ``policy/_code_rules.py``.
 * ``mcp__github`` names every tool of one MCP server; ``mcp__github__create_issue`` one tool.
 
 The permission gate (``policy/``) decides with these rules; here they are parsed once, when a
@@ -30,8 +32,8 @@ __all__ = ["COMMAND_TOOLS", "PermissionRule"]
 
 _RULE = re.compile(r"^(?P<tool>[A-Za-z][A-Za-z0-9_-]*)(?:\((?P<spec>.+)\))?$", re.DOTALL)
 
-COMMAND_TOOLS = frozenset({"Bash", "Verify"})
-"""Tools whose specifier is a command, not a path glob."""
+COMMAND_TOOLS = frozenset({"Bash", "Verify", "RunCell"})
+"""Tools whose specifier is a command (for RunCell a line of code), not a path glob."""
 
 
 @dataclass(frozen=True)

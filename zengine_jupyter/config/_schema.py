@@ -29,6 +29,7 @@ __all__ = [
     "CheckpointsSettings",
     "ContextSettings",
     "DecisionsSettings",
+    "KernelSettings",
     "ModelSettings",
     "PermissionMode",
     "PermissionsSettings",
@@ -184,6 +185,26 @@ class AgentsSettings(StrictModel):
     """Stop a chat once it has spent this many US dollars; unset: no cap."""
 
 
+class KernelSettings(StrictModel):
+    """The agent's RunCell tool: code it runs in the notebook's kernel (it always asks, except
+    under an allow rule or bypass; plan mode never runs it). A project may lower these
+    limits, not raise them."""
+
+    run_cell_timeout_s: float = Field(default=120.0, gt=0, le=86_400)
+    """Seconds a run may take when the call names none; then ``KeyboardInterrupt`` is raised
+    in the running code and the result says so."""
+    run_cell_max_timeout_s: float = Field(default=600.0, gt=0, le=86_400)
+    """The longest timeout one call may ask for (a longer one is cut to this)."""
+    output_chars: int = Field(default=20_000, ge=1_000, le=500_000)
+    """Characters of text the model reads from one run (stdout, stderr, outputs, the last
+    expression, the traceback): the middle of a longer text is left out, and the result
+    says how much."""
+    image_max_bytes: int = Field(default=1_000_000, ge=10_000, le=5_000_000)
+    """Largest image (PNG/JPEG bytes) sent to the model; a bigger one is named, not sent."""
+    max_images: int = Field(default=4, ge=0, le=20)
+    """Images one run sends at most (to models that take images); the rest are counted."""
+
+
 class CheckpointsSettings(StrictModel):
     """Retention of the snapshots rewind restores (one shadow repository per project, in the
     data folder); applied when a chat opens, after each turn that took one, and by
@@ -239,5 +260,7 @@ class Settings(StrictModel):
     """``[agents]``"""
     checkpoints: CheckpointsSettings = Field(default_factory=CheckpointsSettings)
     """``[checkpoints]``"""
+    kernel: KernelSettings = Field(default_factory=KernelSettings)
+    """``[kernel]``"""
     pricing: dict[str, PriceSettings] = Field(default_factory=dict)
     """``[pricing."MODEL-ID"]``; an entry in a higher layer replaces one for the same model."""

@@ -41,7 +41,7 @@ if TYPE_CHECKING:
     from zengine_jupyter.engine._ports import ApprovalPort
     from zengine_jupyter.engine.tools import Tool, ToolContext, ToolOutput
     from zengine_jupyter.policy import GateDecision, PermissionGate
-    from zengine_jupyter.protocol import RecordedToolCall
+    from zengine_jupyter.protocol import RecordedImage, RecordedToolCall
 
 __all__ = ["CallEnv", "run_call", "summarise"]
 
@@ -75,7 +75,13 @@ class CallEnv:
 
 
 def summarise(tool: str, arguments: Mapping[str, Any]) -> str:
-    """One line for a tool card: the command, the path, or the arguments."""
+    """One line for a tool card: the command, the path, the code's first line, or the
+    arguments."""
+    code = arguments.get("code")
+    if isinstance(code, str) and code.strip():
+        lines = [line for line in code.strip().splitlines() if line.strip()]
+        first = lines[0] if len(lines[0]) <= 160 else lines[0][:157] + "..."
+        return first + (f" (+{len(lines) - 1} lines)" if len(lines) > 1 else "")
     for key in ("command", "path", "pattern", "shell_id"):
         value = arguments.get(key)
         if isinstance(value, str) and value:
@@ -129,7 +135,9 @@ async def run_call(
             await log_failure(env.session_id, f"{call.name} (after_tool)", exc)
     await _post_hook(env, call, output.content, output.is_error)
     artifact = str(output.artifact) if output.artifact else None
-    return _finish(env, call, output.content, output.is_error, artifact, output.diff), output
+    images = tuple([await env.ctx.images.save(env.ctx.artifacts, part) for part in output.images])
+    record = _finish(env, call, output.content, output.is_error, artifact, output.diff, images)
+    return record, output
 
 
 async def _failure(env: CallEnv, call: RecordedToolCall, exc: Exception) -> str:
@@ -287,12 +295,13 @@ def _finish(
     is_error: bool,
     artifact: str | None = None,
     diff: str | None = None,
+    images: tuple[RecordedImage, ...] = (),
 ) -> ToolResultRecord:
     output = escape_surrogates(output)  # a file name that is not UTF-8, say: shown escaped
     diff = escape_surrogates(diff) if diff is not None else None
     record = ToolResultRecord(
         tool_call_id=call.id, name=call.name, output=output, is_error=is_error,
-        artifact=artifact, diff=diff,
+        artifact=artifact, diff=diff, images=images,
     )  # fmt: skip
     env.journal.record(
         record,

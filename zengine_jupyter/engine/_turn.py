@@ -175,6 +175,8 @@ class TurnRunner:
         return ModelRequest(system=system, messages=self._messages(), tools=tools)
 
     async def _ask_model(self) -> Answer:
+        ctx = self.env.ctx
+        await ctx.images.preload(ctx.artifacts, self.journal.working_set())
         request = self._request()
         on_usage = self._usage
         if self.context is not None:
@@ -191,7 +193,7 @@ class TurnRunner:
         )
 
     def _messages(self) -> list[Message]:
-        return request_messages(self.journal.working_set())
+        return request_messages(self.journal.working_set(), self.env.ctx.images.part)
 
     def _usage(self, event: UsageEvent) -> None:
         self._turn_costs.append(event.cost_usd)

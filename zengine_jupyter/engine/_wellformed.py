@@ -29,9 +29,9 @@ from zengine_jupyter.protocol import (
 )
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable
+    from collections.abc import Callable, Iterable
 
-    from zengine_jupyter.protocol import LogRecord, Message
+    from zengine_jupyter.protocol import ImagePart, LogRecord, Message, RecordedImage
 
 __all__ = [
     "INTERRUPTED",
@@ -181,10 +181,13 @@ def check_request(messages: list[RequestMessage]) -> list[str]:
     return problems
 
 
-def request_messages(records: Iterable[LogRecord]) -> list[Message]:
-    """:func:`build_request` as the request's provider-neutral messages."""
+def request_messages(
+    records: Iterable[LogRecord], image: Callable[[RecordedImage], ImagePart | None] | None = None
+) -> list[Message]:
+    """:func:`build_request` as the request's provider-neutral messages; ``image`` gives a
+    tool result's images (``ImageStore.part``), else each is a line of text."""
     return [
         message_from_records(m.role, texts=m.texts, thinking=m.thinking,
-                             tool_calls=m.tool_calls, tool_results=m.tool_results)
+                             tool_calls=m.tool_calls, tool_results=m.tool_results, image=image)
         for m in build_request(records)
     ]  # fmt: skip

@@ -36,7 +36,13 @@ if TYPE_CHECKING:
     from IPython.core.interactiveshell import InteractiveShell
 
     from zengine_jupyter.config import PermissionMode
-    from zengine_jupyter.engine import CommandResult, Session, SessionExtension, TurnOutcome
+    from zengine_jupyter.engine import (
+        CellExecutor,
+        CommandResult,
+        Session,
+        SessionExtension,
+        TurnOutcome,
+    )
     from zengine_jupyter.kernel._comm import PanelComm
     from zengine_jupyter.kernel._widget import TurnWidget
     from zengine_jupyter.protocol import TurnApprovalAnswer, TurnInterrupt, TurnResult
@@ -331,10 +337,12 @@ class KernelController:
     async def _open(self, request: TurnRequest, session_id: str | None) -> _Chat:
         from zengine_jupyter.engine import Session, SessionOptions
         from zengine_jupyter.kernel._namespace import NamespaceExtension
+        from zengine_jupyter.kernel._run_cell import RunCellExtension
 
         status = current_status()
         approvals = KernelApprovals()
         namespace = functools.partial(NamespaceExtension, lambda: self.shell.user_ns)
+        run_cell = functools.partial(RunCellExtension, self.cell_executor)
         session = await Session.open(
             SessionOptions(
                 project=project_of(request.project) or status.project_root,
@@ -343,11 +351,19 @@ class KernelController:
                 mode=request.mode,
                 model=request.model,
                 notebook=str(status.notebook) if status.notebook else None,
-                extensions=(namespace, *self.extensions),
+                extensions=(namespace, run_cell, *self.extensions),
             )
         )
         session.commands["trust"] = self._trust_command  # one trust path for every view
         return _Chat(session, approvals)
+
+    def cell_executor(self) -> CellExecutor:
+        """How a RunCell call runs now: headless, in this kernel's namespace. (The notebook's
+        path, a visible cell, plugs in here; a blocking turn must stay headless: the notebook
+        cannot run a cell while the ``--wait`` cell holds the kernel.)"""
+        from zengine_jupyter.kernel._headless import HeadlessExecutor
+
+        return HeadlessExecutor(lambda: self.shell)
 
     async def _trust_command(self, session: Session, args: str) -> CommandResult:
         """``/trust`` in this kernel: :meth:`trust`, as the status widget and panel buttons."""

@@ -11,6 +11,9 @@ write into a prompt (``%%agent --vars``, ``values=True``):
   containers too: a dict shows its length, its keys (short, name-like ones; others by type
   and length) and its values' types, never a value; a list or tuple the types of its items.
   So ``env = dict(os.environ)`` gives the variables' names, never their values.
+- **Arrays and Series**: shape (length) and dtype, and the first rows when they hold numbers,
+  booleans, dates or durations (an array's preview capped at :data:`ARRAY_CHARS`); a text
+  or object array shows none, a Series' text cells are masked as a DataFrame's.
 - **DataFrames** (the tool's main use): dtypes, shape, and the first rows with numeric,
   boolean, date and duration cells as they are; every other cell (``str``, ``object``,
   ``category``) as ``<str len N>`` or ``<TypeName>``; a non-numeric index likewise; column
@@ -57,6 +60,8 @@ MAX_CHARS = 12_000
 """Characters the tool returns at most."""
 MAX_NAMES = 200
 HEAD_ROWS = 5
+ARRAY_CHARS = 1_500
+"""Characters of one array's preview at most."""
 MAX_KEYS = 20
 """Dict keys shown at most."""
 _SCALARS = (int, float, complex, bool, type(None))
@@ -160,6 +165,33 @@ def _frame_head(frame: Any, values: bool) -> str:
     return text
 
 
+def _series_head(series: Any, values: bool) -> str:
+    """A Series' first rows: numbers, booleans, dates as they are, other cells masked."""
+    shown = series.head(HEAD_ROWS)
+    plain = _plain_column(shown.dtype)
+    cells = [repr(v) if plain else _cell(v, values) for v in shown.tolist()]
+    rows = shown.index.tolist()
+    if not _plain_column(shown.index.dtype):
+        rows = [_cell(v, values) for v in rows]
+    lines = [f"  {r}: {c}" for r, c in zip(rows, cells, strict=True)]
+    return "\n" + "\n".join(lines) if lines else ""
+
+
+def _array_head(array: Any) -> str:
+    """An array's first rows (capped) when its values are numbers, booleans, dates or
+    durations; text and object arrays show none (they may hold anything)."""
+    if array.dtype.kind not in "biufcmM":
+        return " (values not shown: not numbers)"
+    np: Any = importlib.import_module("numpy")
+    rows = HEAD_ROWS if array.ndim <= 2 else 1  # an image stack: its first image
+    with np.printoptions(threshold=60, edgeitems=3, linewidth=100):
+        text = repr(array[:rows] if array.ndim else array)
+    if len(text) > ARRAY_CHARS:
+        text = text[:ARRAY_CHARS] + " ..."
+    first = f"first {min(rows, len(array))} rows" if array.ndim else "value"
+    return f"\n  {first}: " + text.replace("\n", "\n  ")
+
+
 def _items(value: Iterable[object]) -> str:
     counts = Counter(type(v).__name__ for _, v in zip(range(1000), value, strict=False))
     return ", ".join(f"{n} {t}" for t, n in counts.most_common(5))
@@ -187,9 +219,11 @@ def _describe(name: str, value: object, values: bool) -> str:
             "  " + line for line in _frame_head(value, values).splitlines()
         )
     if module == "pandas" and cls.__name__ == "Series":
-        return f"{name}: Series length {len(value)} dtype {value.dtype}"  # type: ignore[arg-type, attr-defined]
+        return f"{name}: Series length {len(value)} dtype {value.dtype}" + _series_head(  # type: ignore[arg-type, attr-defined]
+            value, values
+        )
     if module == "numpy" and cls.__name__ == "ndarray":
-        return f"{name}: ndarray shape {value.shape} dtype {value.dtype}"  # type: ignore[attr-defined]
+        return f"{name}: ndarray shape {value.shape} dtype {value.dtype}" + _array_head(value)  # type: ignore[attr-defined]
     if type(value) in _SCALARS:
         return f"{name}: {kind} = {value!r}"
     if type(value) in (str, bytes, bytearray):

@@ -56,6 +56,8 @@ class ModelInfo:
     interleaved_field: str | None = None
     """The message field earlier reasoning must be passed back in (``reasoning_content``)."""
     price: ModelPrice | None = None
+    images: bool | None = None
+    """The model takes images as input (models.dev ``modalities.input`` has ``image``)."""
     price_tiers: tuple[tuple[int, ModelPrice], ...] = ()
     """``(context size, price)``: prices for a request whose input is above that size."""
 
@@ -100,6 +102,8 @@ def _info(model_id: str, provider: str | None, raw: dict[str, Any]) -> ModelInfo
         and (p := _price(t)) is not None
     )
     reasoning = raw.get("reasoning")
+    modalities = raw.get("modalities")
+    inputs = modalities.get("input") if isinstance(modalities, dict) else None
     interleaved = raw.get("interleaved")
     field = interleaved.get("field") if isinstance(interleaved, dict) else None
     return ModelInfo(
@@ -112,6 +116,7 @@ def _info(model_id: str, provider: str | None, raw: dict[str, Any]) -> ModelInfo
         thinking_budget=budget,
         interleaved_field=str(field) if isinstance(field, str) else None,
         price=_price(raw.get("cost")),
+        images=("image" in inputs) if isinstance(inputs, list) else None,
         price_tiers=tiers,
     )
 

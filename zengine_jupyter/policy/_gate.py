@@ -24,6 +24,9 @@ Order (first match wins):
    otherwise; commands ask unless ``auto_allow_read_only_bash`` proves them read-only, or
    the sandbox's auto-allow check (passed in by the engine) clears them.
 
+Code for the user's kernel (``RunCell``, kind ``kernel``) has its own, shorter order: see
+``_code_rules.py``.
+
 Deny-then-plan-then-ask matters: a project's ``ask = ["Bash"]`` must not turn plan mode's
 "no" into a question (found by the settings property test).
 """
@@ -37,6 +40,7 @@ from typing import TYPE_CHECKING, Literal
 
 from zengine_jupyter.config import PermissionRule
 from zengine_jupyter.policy._bash_rules import command_facts
+from zengine_jupyter.policy._code_rules import code_rule_allows, code_rule_hit
 from zengine_jupyter.policy._paths import PathInfo, ProjectPaths
 from zengine_jupyter.policy._readonly import is_read_only
 
@@ -47,7 +51,7 @@ if TYPE_CHECKING:
 
 __all__ = ["CallView", "GateDecision", "PermissionGate", "PermissionPolicy"]
 
-CallKind = Literal["read", "edit", "execute", "other", "mcp"]
+CallKind = Literal["read", "edit", "execute", "other", "mcp", "kernel"]
 Source = Literal["rule", "mode", "outside", "protected", "read_only_bash", "auto_allow"]
 _FAMILY = {"read": "Read", "edit": "Edit"}
 
@@ -145,6 +149,8 @@ class PermissionGate:
         return self._where[1]
 
     def decide(self, call: CallView) -> GateDecision:
+        if call.kind == "kernel":
+            return self._decide_code(call, call.command or "")
         if call.command is not None and call.kind == "execute":
             return self._decide_command(call, call.command)
         return self._decide_paths(call)
@@ -223,6 +229,26 @@ class PermissionGate:
         call = CallView("Edit", "edit", (path,))
         decision = self._decide_paths(call)
         return decision.action == "allow"
+
+    # ------------------------------------------------------------------ kernel code
+    def _decide_code(self, call: CallView, code: str) -> GateDecision:
+        """RunCell: see ``_code_rules.py`` (no sandbox, no paths: rules, plan, bypass)."""
+        policy = self.policy
+        if (rule := code_rule_hit(policy.deny, call.tool, code)) is not None:
+            return GateDecision("deny", f"denied by the rule {rule}", "rule", rule)
+        if policy.mode == "plan":
+            return GateDecision(
+                "deny", "plan mode is read-only: no code runs in the kernel", "mode"
+            )
+        if (rule := code_rule_hit(policy.ask, call.tool, code)) is not None:
+            return GateDecision("ask", f"the rule {rule} asks first", "rule", rule)
+        if (rule := code_rule_allows(policy.allow, call.tool, code)) is not None:
+            return GateDecision("allow", f"allowed by the rule {rule}", "rule", rule)
+        if policy.mode == "bypass":
+            return GateDecision("allow", "bypass mode", "mode")
+        return GateDecision(
+            "ask", "code in your kernel asks first (it cannot be sandboxed)", "mode"
+        )
 
     # ------------------------------------------------------------------ commands
     def _decide_command(self, call: CallView, command: str) -> GateDecision:

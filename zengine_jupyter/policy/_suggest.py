@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from zengine_jupyter.policy._code_rules import single_statement
 from zengine_jupyter.policy._commands import split_commands
 from zengine_jupyter.policy._normalise import allow_form, program_name, unwrap
 
@@ -40,6 +41,9 @@ _NEVER_PREFIX = frozenset(
 
 def suggest_rule(call: CallView, root: Path) -> str:
     """The rule "always allow" would write for a call like this one."""
+    if call.kind == "kernel":  # the exact line, as a glob; longer code: every RunCell
+        line = single_statement(call.command or "")
+        return call.tool if line is None else f"{call.tool}({_glob_escape(line)})"
     if call.kind == "mcp" or not (call.command or call.paths):
         return call.tool
     if call.kind == "execute" and call.tool != "Bash":  # Verify: a Bash rule would not cover it
@@ -53,6 +57,10 @@ def suggest_rule(call: CallView, root: Path) -> str:
         shown = str(path)
     family = _FAMILY.get(call.kind, call.tool)
     return f"{family}({shown})"
+
+
+def _glob_escape(text: str) -> str:
+    return "".join(f"[{c}]" if c in "*?[" else c for c in text)
 
 
 def _command_rule(command: str) -> str:

@@ -22,9 +22,10 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable
+    from collections.abc import Callable, Iterable
 
     from zengine_jupyter.protocol._records import (
+        RecordedImage,
         RecordedToolCall,
         ThinkingBlock,
         ToolResultRecord,
@@ -142,18 +143,37 @@ def message_from_records(
     thinking: Iterable[ThinkingBlock] = (),
     tool_calls: Iterable[RecordedToolCall] = (),
     tool_results: Iterable[ToolResultRecord] = (),
+    image: Callable[[RecordedImage], ImagePart | None] | None = None,
 ) -> Message:
     """A request ``Message`` from what the session log keeps (the engine's well-formed
     request messages): a user message's tool results come first, then its text; an
-    assistant message has its thinking, then text, then tool calls. Empty texts are dropped."""
+    assistant message has its thinking, then text, then tool calls. Empty texts are dropped.
+    A result's images (kept by reference) come from ``image``; one it cannot give (or with
+    no ``image``) is sent as a line of text saying so."""
     parts: list[MessagePart] = [
-        ToolResultPart(tool_use_id=r.tool_call_id, content=r.output, is_error=r.is_error)
+        ToolResultPart(
+            tool_use_id=r.tool_call_id, content=_result_content(r, image), is_error=r.is_error
+        )
         for r in tool_results
     ]
     parts += [ThinkingPart(thinking=t.text, signature=t.signature) for t in thinking]
     parts += [TextPart(text=t) for t in texts if t]
     parts += [ToolUsePart(id=c.id, name=c.name, input=dict(c.input)) for c in tool_calls]
     return Message(role=role, content=parts)
+
+
+def _result_content(
+    record: ToolResultRecord, image: Callable[[RecordedImage], ImagePart | None] | None
+) -> str | list[TextPart | ImagePart]:
+    if not record.images:
+        return record.output
+    content: list[TextPart | ImagePart] = [TextPart(text=record.output)]
+    for ref in record.images:
+        part = image(ref) if image is not None else None
+        content.append(part or TextPart(text=(
+            f"[image {ref.sha256[:12]} ({ref.media_type}, {ref.size} bytes) is no longer "
+            "stored: run the code again to see it]")))  # fmt: skip
+    return content
 
 
 class ToolSpec(BaseModel):

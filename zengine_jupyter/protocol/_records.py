@@ -35,6 +35,7 @@ __all__ = [
     "ModelChangeRecord",
     "PlanRecord",
     "QuestionRecord",
+    "RecordedImage",
     "RecordedToolCall",
     "RewindRecord",
     "SessionRecord",
@@ -122,6 +123,21 @@ class MessageRecord(_Record):
     tool_calls: tuple[RecordedToolCall, ...] = ()
 
 
+class RecordedImage(BaseModel):
+    """An image a tool result carried (a RunCell plot), by reference: the bytes are the file
+    ``artifacts/<file>``, named by their SHA-256, so a log line stays small and the same plot
+    twice is stored once; ``sha256`` and ``size`` say which bytes were sent."""
+
+    model_config = ConfigDict(frozen=True, extra="ignore")
+
+    media_type: Literal["image/png", "image/jpeg", "image/gif", "image/webp"]
+    sha256: str
+    size: int
+    file: str
+    width: int | None = None
+    height: int | None = None
+
+
 class ToolResultRecord(_Record):
     """The answer to one tool call. ``repair`` marks an "interrupted" answer written on resume."""
 
@@ -136,6 +152,8 @@ class ToolResultRecord(_Record):
     diff: str | None = Field(default=None, exclude_if=lambda value: value is None)
     """The unified diff an edit made (as ``tool_call_finished`` carried it), so a view rebuilt
     from the log draws the same diff; not written at all for the calls that have none."""
+    images: tuple[RecordedImage, ...] = Field(default=(), exclude_if=lambda value: not value)
+    """Images sent to the model after ``output`` (by reference); left out when none."""
 
 
 class TurnStartRecord(_Record):

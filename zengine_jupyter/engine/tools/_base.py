@@ -11,8 +11,9 @@ from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Generic, Literal, Ty
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, PrivateAttr, ValidationError
 
+from zengine_jupyter.engine.tools._images import ImageStore
 from zengine_jupyter.host import ResolvedPath, check_path_text, display_path, resolve_path
-from zengine_jupyter.protocol import ToolError
+from zengine_jupyter.protocol import ImagePart, ToolError
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -31,8 +32,9 @@ __all__ = [
     "in_thread",
 ]
 
-ToolKind = Literal["read", "edit", "execute", "other"]
-"""How the permission gate sees a tool: reading tools run by default, edits and commands ask."""
+ToolKind = Literal["read", "edit", "execute", "other", "kernel"]
+"""How the permission gate sees a tool: reading tools run by default, edits and commands ask;
+``kernel`` is code in the user's kernel (RunCell), which asks in every mode but bypass."""
 
 INLINE_LIMIT = 30_000
 """Characters of output a tool returns inline; the rest goes to an artifact."""
@@ -71,6 +73,9 @@ class ToolOutput:
     """Files the call wrote (for after-write diagnostics and the verification badge)."""
     diff: str | None = None
     """A unified diff of what an edit changed, for the frontends' tool cards."""
+    images: tuple[ImagePart, ...] = ()
+    """Images for the model (RunCell's plots), after ``content``; the log keeps each as a
+    file under the chat's artifacts, named by its hash (see ``ToolResultRecord.images``)."""
 
 
 @dataclass
@@ -85,6 +90,8 @@ class ToolContext:
     shells: ShellRunner
     additional_directories: tuple[Path, ...] = ()
     extra: dict[str, Any] = field(default_factory=dict)
+    images: ImageStore = field(default_factory=ImageStore)
+    """Images of this chat's tool results (by hash, files under ``artifacts/images``)."""
     read_decision: Callable[[Path], str] | None = None
     """What the permission gate would do with a Read of a path ("allow", "ask" or "deny"):
     Glob and Grep show only files it allows. None (no gate): only the project's own files."""
