@@ -119,7 +119,7 @@ export class ApprovalPrompt {
     this._layer.addEventListener('change', showAlways);
     showAlways();
 
-    const denyRow = el('div', 'jp-zengine-buttons', null, controls);
+    const denyRow = el('div', 'jp-zengine-buttons jp-zengine-deny-row', null, controls);
     this._reason = el('input', 'jp-zengine-deny-reason jp-mod-styled', null, denyRow);
     this._reason.placeholder = 'Reason (optional)';
     this._reason.setAttribute('aria-label', 'Reason for denying (sent to the agent)');
