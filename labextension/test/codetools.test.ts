@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 
 import {
   addCodeTools,
@@ -9,7 +9,9 @@ import {
   ICodeTargets,
   WORDS
 } from '../src/ui/codetools';
+import { ChatView } from '../src/ui/chat';
 import { IMarkdown, MarkdownBlock } from '../src/ui/markdown';
+import { StatusBar } from '../src/ui/status';
 import { flush, host } from './helpers';
 
 /** A port standing in for JupyterLab: records what it was asked to do. */
@@ -148,5 +150,31 @@ describe('code block tools', () => {
     await flush();
     expect(bare.host.querySelectorAll('.jp-zengine-code-tools button')).toHaveLength(1);
     expect(panel.host.querySelectorAll('.jp-zengine-code-tools button')).toHaveLength(4);
+  });
+
+  it("the conversation hands the panel's port to the agent's messages, the widget's none", async () => {
+    const render: IMarkdown = {
+      block: (node: HTMLElement) => async (source: string) => {
+        node.innerHTML = `<pre><code class="language-python">${source}</code></pre>`;
+      }
+    };
+    const make = (codeActions: ICodeActions | null) => {
+      const root = host();
+      const chat = new ChatView(root, {
+        markdown: render,
+        status: new StatusBar(root, vi.fn()),
+        answer: vi.fn(),
+        rewind: null,
+        codeActions
+      });
+      chat.apply({ session_id: 's1', kind: 'text_streamed', text: 'x = 1' });
+      chat.closePrompts('over'); // the stream ends: rendered now
+      return root;
+    };
+    const panel = make(new FakeActions());
+    const widget = make(null);
+    await flush();
+    expect(panel.querySelectorAll('.jp-zengine-code-tools button')).toHaveLength(4);
+    expect(widget.querySelectorAll('.jp-zengine-code-tools button')).toHaveLength(1);
   });
 });
