@@ -35,7 +35,9 @@ from zengine_jupyter.testing import (
 from zengine_jupyter.testing.components import require_component
 from zengine_jupyter.testing.lab import LabServer, chromium_page, running_lab, write_notebook
 
-pytestmark = [pytest.mark.e2e, pytest.mark.slow]
+# the first test also starts JupyterLab and the kernel (pytest-timeout counts the setup): on a
+# loaded machine that alone took 108 s
+pytestmark = [pytest.mark.e2e, pytest.mark.slow, pytest.mark.timeout(300)]
 
 ARTIFACTS = Path(__file__).resolve().parents[2] / ".ci-artifacts" / "chat-messages"
 PANEL = "#zengine-panel"
