@@ -12,6 +12,7 @@ import { IRenderMimeRegistry } from '@jupyterlab/rendermime';
 import { ISettingRegistry } from '@jupyterlab/settingregistry';
 import { LabIcon } from '@jupyterlab/ui-components';
 
+import { LabCodeActions } from './codeactions';
 import { ZenginePanel } from './panel';
 import { rendermimeMarkdown } from './rendermime';
 import { publishMarkdown } from './ui/markdown';
@@ -65,7 +66,12 @@ const plugin: JupyterFrontEndPlugin<void> = {
       }
       return parts.join(' ');
     };
-    const panel = new ZenginePanel({ tracker, rendermime, reloadRestored: reload });
+    const panel = new ZenginePanel({
+      tracker,
+      rendermime,
+      reloadRestored: reload,
+      codeActions: new LabCodeActions(tracker, app.shell)
+    });
     panel.id = PANEL_ID;
     panel.title.icon = zengineIcon;
     panel.title.caption = 'zengine agent';

@@ -12,6 +12,7 @@ import { Widget } from '@lumino/widgets';
 
 import { ConnectionState, KernelBinding } from './binding';
 import { ChatView, noticeText } from './ui/chat';
+import { ICodeActions } from './ui/codetools';
 import { ConnectError, Connection, RequestBody } from './connection';
 import { el } from './ui/dom';
 import { InputBox, Typed } from './input';
@@ -48,6 +49,8 @@ export interface IPanelOptions {
   rendermime: IRenderMimeRegistry;
   /** Reload open documents of restored files; resolves with a line for the user. */
   reloadRestored(restore: CodeRestore): Promise<string>;
+  /** Insert a code block into the active notebook, or replace an editor's selection. */
+  codeActions?: ICodeActions | null;
 }
 
 export class ZenginePanel extends Widget {
@@ -81,7 +84,8 @@ export class ZenginePanel extends Widget {
       status: this._bar,
       answer: (request, decision) =>
         this._request({ kind: 'approval_answer', request_id: request.id, decision }),
-      rewind: (turnId, scope) => this._rewind(turnId, scope)
+      rewind: (turnId, scope) => this._rewind(turnId, scope),
+      codeActions: options.codeActions ?? null
     });
     const drawers = el('div', 'jp-zengine-drawers', null, this.node);
     this._sessions = new SessionsView(drawers, {

@@ -22,7 +22,7 @@ function click(root: HTMLElement, selector: string): void {
 }
 
 describe('ApprovalPrompt', () => {
-  it('shows the tool, summary, reason, command and paths', () => {
+  it('says in three lines what, why, and what "always" writes where', () => {
     const prompt = new ApprovalPrompt(
       host(),
       request({ command: 'pytest -q', paths: ['a.py', 'b.py'] }),
@@ -32,28 +32,112 @@ describe('ApprovalPrompt', () => {
     expect(node.dataset.requestId).toBe('r1');
     expect(node.dataset.callId).toBe('c1');
     expect(node.getAttribute('role')).toBe('group');
-    const title = node.querySelector('.jp-zengine-approval-title')!;
-    expect(title.textContent).toBe('Allow Bash? run the tests');
+    const title = node.querySelector<HTMLElement>('.jp-zengine-approval-title')!;
+    expect(title.textContent).toBe('Allow Bash: run the tests?');
     expect(node.getAttribute('aria-labelledby')).toBe(title.id);
-    expect(texts(node, '.jp-zengine-approval-reason')).toEqual([
-      'Bash needs approval in default mode'
+    // the command and the paths are in the title's tooltip (the card shows the command)
+    expect(title.title).toBe('Allow Bash: run the tests?\nCommand: pytest -q\nPaths: a.py, b.py');
+    const lines = node.querySelectorAll('.jp-zengine-approval-text > *');
+    expect(Array.from(lines).map(n => n.textContent)).toEqual([
+      'Allow Bash: run the tests?',
+      'Bash needs approval in default mode',
+      '"Always" adds Bash(pytest:*) to this project\'s local settings'
     ]);
-    expect(texts(node, '.jp-zengine-command')).toEqual(['pytest -q']);
-    expect(texts(node, '.jp-zengine-approval-paths')).toEqual(['a.py, b.py']);
-    expect(texts(node, 'button')).toEqual(['Allow once', 'Always allow', 'Deny']);
+    const described = node.getAttribute('aria-describedby')!.split(' ');
+    expect(described.map(id => document.getElementById(id)?.textContent)).toEqual([
+      'Bash needs approval in default mode',
+      '"Always" adds Bash(pytest:*) to this project\'s local settings'
+    ]);
+    // the layer chosen is the one the line names
+    const select = node.querySelector<HTMLSelectElement>('select')!;
+    select.value = 'user';
+    select.dispatchEvent(new Event('change'));
+    expect(lines[2].textContent).toBe('"Always" adds Bash(pytest:*) to your user settings');
+    expect(texts(node, '.jp-zengine-button')).toEqual([
+      'Allow once\u21b5',
+      'Always allowA',
+      'DenyD'
+    ]);
     expect(node.querySelector('.jp-zengine-always')!.getAttribute('aria-label')).toBe(
       'Always allow Bash(pytest:*)'
     );
     expect(Array.from(node.querySelectorAll('option')).map(o => [o.value, o.textContent])).toEqual([
-      ['local', 'this project (local settings)'],
-      ['user', 'all my projects (user settings)']
+      ['local', 'this project (local)'],
+      ['user', 'all my projects (user)']
     ]);
   });
 
-  it('leaves out the command and paths when the request has none', () => {
-    const prompt = new ApprovalPrompt(host(), request(), vi.fn());
-    expect(prompt.node.querySelector('.jp-zengine-command')).toBeNull();
-    expect(prompt.node.querySelector('.jp-zengine-approval-paths')).toBeNull();
+  it("uses JupyterLab's styled components: its HTMLSelect markup, accept / reject / warn", () => {
+    const node = new ApprovalPrompt(host(), request(), vi.fn()).node;
+    const box = node.querySelector('select')!.parentElement!;
+    expect(Array.from(box.classList)).toEqual(
+      expect.arrayContaining(['jp-HTMLSelect', 'jp-DefaultStyle', 'jp-FormGroup-content'])
+    );
+    expect(box.querySelector(':scope > select + span svg')).not.toBeNull(); // the caret
+    const classes = (selector: string) => Array.from(node.querySelector(selector)!.classList);
+    expect(classes('.jp-zengine-allow')).toEqual(
+      expect.arrayContaining(['jp-mod-styled', 'jp-mod-accept'])
+    );
+    expect(classes('.jp-zengine-always')).toEqual(
+      expect.arrayContaining(['jp-mod-styled', 'jp-mod-reject'])
+    );
+    expect(classes('.jp-zengine-deny')).toEqual(
+      expect.arrayContaining(['jp-mod-styled', 'jp-mod-warn'])
+    );
+    expect(classes('.jp-zengine-deny-reason')).toContain('jp-mod-styled');
+  });
+
+  it('answers to its keys while it has the focus, shown on its buttons', () => {
+    const key = (target: Element, k: string) =>
+      target.dispatchEvent(new KeyboardEvent('keydown', { key: k, bubbles: true }));
+    const answers: ApprovalDecision[] = [];
+    const make = (id: string) =>
+      new ApprovalPrompt(host(), request({ id }), async (_r, decision) => {
+        answers.push(decision);
+        return new Promise<Reply>(() => undefined);
+      });
+    const node = make('r1').node;
+    expect(node.hasAttribute('data-lm-suppress-shortcuts')).toBe(true); // not Lab's A, D D
+    expect(node.querySelector('.jp-zengine-allow')!.getAttribute('aria-keyshortcuts')).toBe(
+      'Enter'
+    );
+    expect(node.querySelector('.jp-zengine-always')!.getAttribute('aria-keyshortcuts')).toBe('A');
+    expect(node.querySelector('.jp-zengine-deny')!.getAttribute('aria-keyshortcuts')).toBe(
+      'D Escape'
+    );
+    key(node, 'Enter');
+    key(make('r2').node, 'a');
+    key(make('r3').node, 'd');
+    key(make('r4').node, 'Escape');
+    expect(answers).toEqual([
+      { action: 'allow_once' },
+      { action: 'always_allow', layer: 'local', rule: 'Bash(pytest:*)' },
+      { action: 'deny', message: null },
+      { action: 'deny', message: null }
+    ]);
+    // letters typed in the reason are the reason's; Escape there denies with it
+    const other = make('r5').node;
+    const reason = other.querySelector<HTMLInputElement>('.jp-zengine-deny-reason')!;
+    key(reason, 'a');
+    key(reason, 'd');
+    reason.value = 'too slow';
+    key(reason, 'Escape');
+    expect(answers.slice(4)).toEqual([{ action: 'deny', message: 'too slow' }]);
+    // a key typed elsewhere (a notebook editor) is not the prompt's
+    const elsewhere = host();
+    make('r6');
+    key(elsewhere, 'a');
+    key(elsewhere, 'Enter');
+    expect(answers).toHaveLength(5);
+  });
+
+  it('a key with Ctrl, or Enter on a focused button, is left alone', () => {
+    const answer = vi.fn<Answer>();
+    const node = new ApprovalPrompt(host(), request(), answer).node;
+    node.dispatchEvent(new KeyboardEvent('keydown', { key: 'a', ctrlKey: true, bubbles: true }));
+    const deny = node.querySelector('.jp-zengine-deny')!;
+    deny.dispatchEvent(new KeyboardEvent('keydown', { key: 'Enter', bubbles: true }));
+    expect(answer).not.toHaveBeenCalled(); // the button's own Enter (a click) is the browser's
   });
 
   it('Allow once sends allow_once and settles on an ok reply', async () => {
@@ -103,7 +187,7 @@ describe('ApprovalPrompt', () => {
     const other = new ApprovalPrompt(host(), request({ id: 'r2' }), e.answer);
     const input = other.node.querySelector<HTMLInputElement>('.jp-zengine-deny-reason')!;
     input.value = 'use the fixture';
-    input.dispatchEvent(new KeyboardEvent('keydown', { key: 'Enter' }));
+    input.dispatchEvent(new KeyboardEvent('keydown', { key: 'Enter', bubbles: true }));
     expect(e.calls).toEqual([{ action: 'deny', message: 'use the fixture' }]);
   });
 
@@ -153,7 +237,7 @@ describe('ApprovalPrompt', () => {
   it('keeps the keyboard focus in the prompt when its buttons go', () => {
     const prompt = new ApprovalPrompt(host(), request(), vi.fn());
     prompt.focus();
-    expect(document.activeElement?.textContent).toBe('Allow once');
+    expect(document.activeElement?.classList.contains('jp-zengine-allow')).toBe(true);
     prompt.settle('Allowed once.', true);
     expect(document.activeElement).toBe(prompt.node.querySelector('.jp-zengine-approval-outcome'));
   });

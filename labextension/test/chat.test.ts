@@ -117,7 +117,8 @@ describe('a turn live and rebuilt from the log', () => {
     const { chat, root } = view();
     chat.reset(snapshot(old));
     expect(texts(root, '.jp-zengine-badge')).toEqual(['Checks passed (from the log)']);
-    expect(texts(root, '.jp-zengine-diff')[0]).toBe('--- p.py\n+++ p.py\n-RATE = 1\n+RATE = 2\n');
+    expect(texts(root, '.jp-zengine-diff-path')).toEqual(['p.py']);
+    expect(texts(root, '.jp-zengine-diff-lines')[0]).toBe('-RATE = 1\n+RATE = 2\n');
   });
 });
 

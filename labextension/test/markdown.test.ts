@@ -14,13 +14,16 @@ describe('code blocks get a Copy button', () => {
   it('after every render, one per pre > code, with a name and no text', async () => {
     const block = new MarkdownBlock(RENDER, host(), 'x = 1');
     await flush();
-    const buttons = block.host.querySelectorAll<HTMLButtonElement>('pre > .jp-zengine-copy');
+    const buttons = block.host.querySelectorAll<HTMLButtonElement>(
+      'pre > .jp-zengine-code-tools > .jp-zengine-copy'
+    );
     expect(buttons).toHaveLength(1); // the pre without code gets none
     expect(buttons[0].getAttribute('aria-label')).toBe('Copy code');
     expect(buttons[0].textContent).toBe('');
     expect(block.host.querySelector('pre')!.textContent).toBe('x = 1'); // the code's text only
     addCopyButtons(block.host);
     expect(block.host.querySelectorAll('.jp-zengine-copy')).toHaveLength(1);
+    expect(block.host.querySelector('.jp-zengine-insert-above')).toBeNull(); // no port: Copy only
     block.append('\ny = 2');
     block.finish();
     await flush();

@@ -6,7 +6,7 @@ import { host, texts } from './helpers';
 
 /** Each diff line's class and text, as the card shows it. */
 function lines(card: ToolCard): [string, string][] {
-  return Array.from(card.node.querySelectorAll('.jp-zengine-diff span')).map(s => [
+  return Array.from(card.node.querySelectorAll('.jp-zengine-diff-lines span')).map(s => [
     s.className,
     s.textContent ?? ''
   ]);
@@ -86,8 +86,6 @@ describe('ToolCard', () => {
       new_string: 'x = 2'
     });
     expect(lines(card)).toEqual([
-      ['jp-zengine-diff-file', '--- a.py\n'],
-      ['jp-zengine-diff-file', '+++ a.py\n'],
       ['jp-zengine-diff-del', '-x = 1\n'],
       ['jp-zengine-diff-add', '+x = 2\n']
     ]);
@@ -105,10 +103,8 @@ describe('ToolCard', () => {
     card.finish('edited', false, '--- a/a.py\n+++ b/a.py\n@@ -1 +1 @@\n ctx\n-x = 1\n+x = 2');
     expect(card.node.querySelectorAll('.jp-zengine-diff')).toHaveLength(1);
     expect(lines(card)).toEqual([
-      ['jp-zengine-diff-file', '--- a/a.py\n'],
-      ['jp-zengine-diff-file', '+++ b/a.py\n'],
       ['jp-zengine-diff-hunk', '@@ -1 +1 @@\n'],
-      ['', ' ctx\n'],
+      ['jp-zengine-diff-ctx', ' ctx\n'],
       ['jp-zengine-diff-del', '-x = 1\n'],
       ['jp-zengine-diff-add', '+x = 2\n']
     ]);
@@ -119,7 +115,7 @@ describe('ToolCard', () => {
     card.finish('ok', false, '+++ f\n+b');
     const diff = card.node.querySelector('.jp-zengine-diff')!;
     expect(diff.nextElementSibling).toBe(card.slot);
-    expect(lines(card)).toHaveLength(2);
+    expect(lines(card)).toEqual([['jp-zengine-diff-add', '+b\n']]);
   });
 
   it('moves through its states, with a detail', () => {

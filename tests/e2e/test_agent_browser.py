@@ -126,7 +126,7 @@ def test_agent_cell_streams_asks_and_verifies_in_the_browser(
     assistant = turn.locator(".jp-zengine-item-assistant .jp-zengine-body").first
     assert assistant.inner_text().strip() == STREAMED
     prompt = turn.locator(".jp-zengine-approval")
-    assert prompt.inner_text().startswith("Allow Edit? pipeline.py")
+    assert prompt.inner_text().startswith("Allow Edit: pipeline.py?")
     assert "+RATE = 2" in turn.locator(".jp-zengine-tool").last.inner_text()  # the proposed diff
     assert (project / "pipeline.py").read_text().startswith("RATE = 1\n")
     # the notebook stays usable while the turn waits: the cell has finished executing

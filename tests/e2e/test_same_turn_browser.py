@@ -219,8 +219,10 @@ def _open_checks(view: Any) -> None:
 
 
 def _luminance(colour: str) -> float:
-    """Relative luminance (0 black .. 1 white) of a computed ``rgb()``/``rgba()`` colour."""
-    r, g, b = (int(v) / 255 for v in re.findall(r"[\d.]+", colour)[:3])
+    """Relative luminance (0 black .. 1 white) of a computed ``rgb()``/``rgba()`` colour, or
+    of a ``color(srgb r g b)`` one (0..1 channels: what a color-mix() ground computes to)."""
+    scale = 1.0 if colour.startswith("color(srgb") else 255.0
+    r, g, b = (float(v) / scale for v in re.findall(r"[\d.]+", colour)[:3])
 
     def lin(c: float) -> float:
         return c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4
@@ -357,8 +359,11 @@ def test_one_turn_shows_the_same_words_in_the_cell_and_the_panel(
         first = view.locator(".jp-zengine-item-assistant").first
         assert first.locator(".jp-RenderedMarkdown strong").inner_text() == "RATE"
         assert first.locator(".jp-RenderedMarkdown pre").inner_text().strip() == "RATE = 2"
-        assert first.locator(".jp-RenderedMarkdown pre > .jp-zengine-copy").count() == 1
+        assert first.locator(".jp-RenderedMarkdown pre .jp-zengine-copy").count() == 1
         assert first.locator(".jp-zengine-meta .jp-zengine-author").inner_text() == "zengine"
+    # Insert and Replace reach JupyterLab from the panel only; the cell shows Copy alone
+    assert panel.locator(".jp-RenderedMarkdown pre .jp-zengine-insert-below").count() == 1
+    assert widget.locator(".jp-RenderedMarkdown pre .jp-zengine-code-tool").count() == 1
     # the tool cards: name, summary, state; the Edits' diffs line by line
     cards = _heads(widget, panel)
     assert [card[0] for card in cards] == ["Read", "Edit", "Verify", "Edit", "Verify"]

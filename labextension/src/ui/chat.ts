@@ -7,6 +7,7 @@
  */
 
 import { ApprovalPrompt, Answer, outcomeText, recordOutcomeText } from './approvals';
+import { ICodeActions } from './codetools';
 import { collapsed, el, follow } from './dom';
 import { IMarkdown, MarkdownBlock } from './markdown';
 import { ApprovalRequest, EngineEvent, LogRecord, MessageRecord, Snapshot } from '../protocol';
@@ -26,6 +27,8 @@ export interface IChatOptions {
   showUser?: boolean;
   /** A line for `trust_required` (the cell widget); without it the view shows a banner. */
   trustLine?: (folder: string, withheld: string[]) => string;
+  /** Insert / Replace for code blocks (the panel's port to JupyterLab); none: Copy only. */
+  codeActions?: ICodeActions | null;
 }
 
 export class ChatView {
@@ -159,7 +162,12 @@ export class ChatView {
   markdown(kind: string, source: string): void {
     this._endStream();
     const item = this._item(kind);
-    new MarkdownBlock(this._options.markdown, el('div', 'jp-zengine-body', null, item), source);
+    new MarkdownBlock(
+      this._options.markdown,
+      el('div', 'jp-zengine-body', null, item),
+      source,
+      this._options.codeActions ?? null
+    );
     follow(this.node);
   }
 
@@ -363,7 +371,9 @@ export class ChatView {
       stamp(meta, ts);
       this._text = new MarkdownBlock(
         this._options.markdown,
-        el('div', 'jp-zengine-body', null, item)
+        el('div', 'jp-zengine-body', null, item),
+        '',
+        this._options.codeActions ?? null
       );
     }
     return this._text;

@@ -6,8 +6,10 @@
  * without the labextension), a block shows its source as plain text: never raw HTML.
  *
  * Streaming text is coalesced: a block re-renders at most every RENDER_INTERVAL_MS, with a
- * final render when the stream ends.
+ * final render when the stream ends. Each rendered code block gets its toolbar (`codetools.ts`).
  */
+
+import { ICodeActions, addCodeTools, copyText } from './codetools';
 
 /** How often a streaming block is re-rendered at most. */
 export const RENDER_INTERVAL_MS = 80;
@@ -39,7 +41,8 @@ export class MarkdownBlock {
   constructor(
     private readonly _markdown: IMarkdown | null,
     readonly host: HTMLElement,
-    source = ''
+    source = '',
+    private readonly _actions: ICodeActions | null = null
   ) {
     this._source = source;
     host.classList.add('jp-zengine-markdown');
@@ -96,7 +99,7 @@ export class MarkdownBlock {
     const done = this._renderer(source);
     this._chain = this._chain
       .then(() => done)
-      .then(() => addCopyButtons(this.host))
+      .then(() => addCodeTools(this.host, this._actions))
       .catch(reason => {
         this.host.classList.add('jp-zengine-plain');
         this.host.textContent = source;
@@ -111,63 +114,9 @@ export class MarkdownBlock {
   private _chain: Promise<void> = Promise.resolve();
 }
 
-const COPY_ICON =
-  '<svg xmlns="http://www.w3.org/2000/svg" width="14" height="14" viewBox="0 0 24 24" ' +
-  'aria-hidden="true" focusable="false"><path fill="currentColor" d="M16 1H4a2 2 0 0 0-2 ' +
-  '2v14h2V3h12V1zm3 4H8a2 2 0 0 0-2 2v14a2 2 0 0 0 2 2h11a2 2 0 0 0 2-2V7a2 2 0 0 0-2-' +
-  '2zm0 16H8V7h11v14z"/></svg>';
-
-/**
- * A Copy button on each rendered code block (`pre > code`), after every render (a render
- * replaces the blocks). The button carries an icon and an accessible name, no text, so the
- * block's text stays the code's.
- */
-export function addCopyButtons(host: HTMLElement): void {
-  for (const code of host.querySelectorAll<HTMLElement>('pre > code')) {
-    const pre = code.parentElement!;
-    if (pre.querySelector(':scope > .jp-zengine-copy')) {
-      continue;
-    }
-    pre.classList.add('jp-zengine-code');
-    const copy = document.createElement('button');
-    copy.type = 'button';
-    copy.className = 'jp-zengine-copy';
-    copy.innerHTML = COPY_ICON;
-    copy.setAttribute('aria-label', 'Copy code');
-    copy.title = 'Copy code';
-    copy.addEventListener('click', event => {
-      event.preventDefault();
-      void copyText(code.textContent ?? '').then(ok => {
-        copy.dataset.copied = String(ok);
-        copy.title = ok ? 'Copied' : 'Copy failed: select the code and copy it';
-        copy.setAttribute('aria-label', ok ? 'Copied' : 'Copy failed');
-      });
-    });
-    pre.appendChild(copy);
-  }
+/** The code blocks' toolbars (kept under its old name for the callers that only copy). */
+export function addCopyButtons(host: HTMLElement, actions: ICodeActions | null = null): void {
+  addCodeTools(host, actions);
 }
 
-/** Put `text` on the clipboard (false: the page may not). */
-export async function copyText(text: string): Promise<boolean> {
-  try {
-    if (navigator.clipboard?.writeText) {
-      await navigator.clipboard.writeText(text);
-      return true;
-    }
-  } catch {
-    // not allowed here (an insecure origin, no focus): try the old way
-  }
-  const area = document.createElement('textarea');
-  area.value = text;
-  area.style.position = 'fixed';
-  area.style.opacity = '0';
-  document.body.appendChild(area);
-  area.select();
-  try {
-    return document.execCommand('copy');
-  } catch {
-    return false;
-  } finally {
-    area.remove();
-  }
-}
+export { copyText };

@@ -5,6 +5,7 @@
  * line ("Read 4 files", `ToolGroup` in toolgroup.ts).
  */
 
+import { DiffView } from './diff';
 import { el } from './dom';
 
 export type CardState = 'proposed' | 'allowed' | 'denied' | 'running' | 'done' | 'failed';
@@ -104,7 +105,9 @@ export class ToolCard {
     el('span', 'jp-zengine-tool-summary', summarize(tool, args), head);
     this._state = el('span', 'jp-zengine-tool-state', null, head);
     this._time = el('span', 'jp-zengine-tool-time', null, head);
+    // a failed call's error line: one line under the summary, cut with an ellipsis
     this._error = el('div', 'jp-zengine-tool-error', null, this.node);
+    this._error.id = `jp-zengine-tool-error-${++ERRORS}`;
     this._error.hidden = true;
     this._body = el('div', 'jp-zengine-tool-body', null, this.node);
     this._body.hidden = true;
@@ -168,6 +171,12 @@ export class ToolCard {
     const failed = isError && this.node.dataset.state === 'failed';
     this._error.hidden = !failed;
     this._error.textContent = failed ? errorLine(output) : '';
+    this._error.title = failed ? firstLine(output) : ''; // the whole line, on hover
+    if (failed) {
+      this._head.setAttribute('aria-describedby', this._error.id);
+    } else {
+      this._head.removeAttribute('aria-describedby');
+    }
     this._result?.remove();
     this._result = el('div', 'jp-zengine-result', null, this._body);
     el('div', 'jp-zengine-result-label', isError ? 'Error' : 'Result', this._result);
@@ -178,18 +187,17 @@ export class ToolCard {
    * one made from the arguments. */
   setDiff(diff: string): void {
     if (this._diff) {
-      colour(this._diff, diff);
+      this._diff.set(diff);
     } else {
       this._diff = this._showDiff(diff);
     }
   }
 
-  private _showDiff(diff: string): HTMLElement {
-    const pre = el('pre', 'jp-zengine-diff', null);
-    pre.setAttribute('aria-label', 'Diff');
-    colour(pre, diff);
-    this.node.insertBefore(pre, this.slot ?? null);
-    return pre;
+  private _showDiff(diff: string): DiffView {
+    const view = new DiffView();
+    view.set(diff);
+    this.node.insertBefore(view.node, this.slot ?? null);
+    return view;
   }
 
   private _head: HTMLButtonElement;
@@ -197,7 +205,7 @@ export class ToolCard {
   private _time: HTMLElement;
   private _error: HTMLElement;
   private _body: HTMLElement;
-  private _diff: HTMLElement | null;
+  private _diff: DiffView | null;
   private _result: HTMLElement | null = null;
   private _started: number | null = null;
 }
@@ -216,9 +224,15 @@ export function duration(seconds: number): string {
 
 /** The line an error is known by: its first non-empty line, cut. */
 export function errorLine(output: string): string {
-  const line = output.split('\n').find(l => l.trim()) ?? 'failed';
-  return cut(line.trim());
+  return cut(firstLine(output));
 }
+
+/** An output's first non-empty line, whole ('failed' when it has none). */
+export function firstLine(output: string): string {
+  return (output.split('\n').find(l => l.trim()) ?? 'failed').trim();
+}
+
+let ERRORS = 0;
 
 /** The call's input as the body shows it: the arguments as JSON, without the text the diff
  * already shows. */
@@ -230,22 +244,4 @@ export function inputText(args: Record<string, unknown>, diffShown: boolean): st
     }
   }
   return Object.keys(shown).length ? JSON.stringify(shown, null, 1) : '';
-}
-
-/** One span per diff line, classed by its sign (theme colours come from CSS variables). */
-function colour(pre: HTMLElement, diff: string): void {
-  pre.replaceChildren();
-  for (const line of diff.split('\n')) {
-    const cls =
-      line.startsWith('+++') || line.startsWith('---')
-        ? 'jp-zengine-diff-file'
-        : line.startsWith('+')
-          ? 'jp-zengine-diff-add'
-          : line.startsWith('-')
-            ? 'jp-zengine-diff-del'
-            : line.startsWith('@@')
-              ? 'jp-zengine-diff-hunk'
-              : '';
-    el('span', cls, `${line}\n`, pre);
-  }
 }
