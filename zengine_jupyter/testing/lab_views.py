@@ -76,7 +76,7 @@ def change_font_size(page: Any, steps: int, keys: tuple[str, ...] = FONT_KEYS) -
                     .getPropertyValue(`--jp-${key}`);
                   const before = read();
                   await window.jupyterapp.commands.execute(c, {key});
-                  for (let i = 0; i < 100 && read() === before; i++) {
+                  for (let i = 0; i < 500 && read() === before; i++) {
                     await new Promise(r => setTimeout(r, 20));
                   }
                 }""",
