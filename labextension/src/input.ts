@@ -47,7 +47,6 @@ export class InputBox {
     this._list.setAttribute('aria-label', 'Slash commands');
     this._list.hidden = true;
     this.input.setAttribute('aria-controls', this._list.id);
-    this.input.setAttribute('aria-expanded', 'false');
     const row = el('div', 'jp-zengine-buttons', null, form);
     const send = button(
       row,
@@ -148,7 +147,6 @@ export class InputBox {
       });
     });
     this._list.hidden = this._matches.length === 0;
-    this.input.setAttribute('aria-expanded', String(!this._list.hidden));
     this._select(this._matches.length ? 0 : -1);
   }
 
@@ -174,7 +172,6 @@ export class InputBox {
     this._list.hidden = true;
     this._matches = [];
     this._active = -1;
-    this.input.setAttribute('aria-expanded', 'false');
     this.input.removeAttribute('aria-activedescendant');
   }
 

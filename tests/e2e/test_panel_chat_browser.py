@@ -37,12 +37,12 @@ from zengine_jupyter.testing import (
 )
 from zengine_jupyter.testing.components import require_component
 from zengine_jupyter.testing.lab import LabServer, chromium_page, running_lab
+from zengine_jupyter.testing.lab_views import PANEL, open_panel
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
 REPO = Path(__file__).resolve().parents[2]
 ARTIFACTS = REPO / ".ci-artifacts" / "panel"
-PANEL = "#zengine-panel"
 WAIT_MS = 60_000
 ORIGINAL = "RATE = 1\nprint('rate', RATE)\n"
 
@@ -94,8 +94,7 @@ def lab(tmp_path_factory: pytest.TempPathFactory, provider: ProviderServer) -> I
 def page(lab: LabServer) -> Iterator[Any]:
     with chromium_page(ARTIFACTS, size=(1400, 900), timeout_ms=WAIT_MS) as tab:
         tab.goto(lab.lab_url("analysis.ipynb"))
-        tab.locator('.jp-SideBar.jp-mod-right .lm-TabBar-tab[data-id="zengine-panel"]').click()
-        tab.wait_for_selector(f'{PANEL}[data-state="connected"][data-subscribed="true"]')
+        open_panel(tab)
         yield tab
 
 

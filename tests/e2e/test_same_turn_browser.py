@@ -22,7 +22,6 @@ it must show the same words as the live cell widget.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import re
 import sys
@@ -41,12 +40,22 @@ from zengine_jupyter.testing import (
 )
 from zengine_jupyter.testing.components import require_component
 from zengine_jupyter.testing.lab import LabServer, chromium_page, running_lab, write_notebook
+from zengine_jupyter.testing.lab_views import (
+    PANEL,
+    cell,
+    colour,
+    contrast,
+    luminance,
+    open_panel,
+    run_cell,
+    set_theme,
+)
+from zengine_jupyter.testing.ui_checks import overflows
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
 ARTIFACTS = Path(__file__).resolve().parents[2] / ".ci-artifacts" / "same-turn"
 WAIT_MS = 60_000
-PANEL = "#zengine-panel"
 PROMPT = "Make RATE pass the rate check"
 ORIGINAL = "RATE = 1\n\n\ndef scaled(x):\n    return x * RATE\n"
 FIRST = "I'll set **RATE** in `pipeline.py`:\n\n```python\nRATE = 2\n```\n"
@@ -94,15 +103,10 @@ def lab(tmp_path_factory: pytest.TempPathFactory, provider: ProviderServer) -> I
 
 @pytest.fixture(scope="module")
 def page(lab: LabServer) -> Iterator[Any]:
-    from playwright.sync_api import TimeoutError as PlaywrightTimeout
-
     with chromium_page(ARTIFACTS, size=(1500, 1300), timeout_ms=WAIT_MS, last="last.png") as tab:
         tab.goto(lab.lab_url("turn.ipynb"))
         tab.wait_for_selector(".jp-Notebook .jp-Cell")
-        with contextlib.suppress(PlaywrightTimeout):  # a "Select Kernel" dialog, sometimes
-            tab.locator(".jp-Dialog .jp-mod-accept").click(timeout=3_000)
-        tab.locator('.jp-SideBar.jp-mod-right .lm-TabBar-tab[data-id="zengine-panel"]').click()
-        tab.wait_for_selector(f'{PANEL}[data-state="connected"][data-subscribed="true"]')
+        open_panel(tab, dismiss_kernel_dialog=True)  # a "Select Kernel" dialog, sometimes
         yield tab
 
 
@@ -116,15 +120,6 @@ def _lines(text: str) -> list[str]:
 
 def _texts(locator: Any) -> list[list[str]]:
     return [_lines(text) for text in locator.all_inner_texts()]
-
-
-def _cell(page: Any, index: int) -> Any:
-    return page.locator(".jp-Notebook .jp-Cell").nth(index)
-
-
-def _run(page: Any, index: int) -> None:
-    _cell(page, index).locator(".jp-InputPrompt").click()
-    page.keyboard.press("Control+Enter")
 
 
 def _same(widget: Any, panel: Any, selector: str) -> list[list[str]]:
@@ -160,23 +155,6 @@ def _heads(widget: Any, panel: Any) -> list[list[str]]:
     return [list(map(str, head)) for head in mine]
 
 
-_OVERFLOWING = """panel => {
-  const edge = panel.getBoundingClientRect().right + 1;
-  const out = [];
-  for (const node of panel.querySelectorAll('*')) {
-    const box = node.getBoundingClientRect();
-    if (!box.width || box.right <= edge) continue;
-    let clipped = false;  // inside a box that scrolls or clips and itself fits
-    for (let up = node.parentElement; up && up !== panel; up = up.parentElement) {
-      if (getComputedStyle(up).overflowX !== 'visible'
-          && up.getBoundingClientRect().right <= edge) { clipped = true; break; }
-    }
-    if (!clipped) out.push(`${node.tagName}.${node.className}`);
-  }
-  return out;
-}"""
-
-
 def _narrow(page: Any, panel: Any) -> None:
     """At 250 px, while a turn runs and asks: "The agent is working…" stays on one line and no
     element of the panel reaches past its right edge (element boxes). Screenshot, then back."""
@@ -197,9 +175,9 @@ def _narrow(page: Any, panel: Any) -> None:
         assert abs(tops[0] - tops[1]) < line, f"Interrupt is not beside the status: {tops}"
         widths = running.evaluate("n => [n.scrollWidth, n.clientWidth]")
         assert widths[0] <= widths[1], f"the status is cut short at 250 px: {widths}"
-        overflowing = node.evaluate(_OVERFLOWING)
+        overflowing = overflows(page, PANEL)  # boxes past their container, cut text
         panel.screenshot(path=str(ARTIFACTS / "light-panel-250px.png"))
-        assert not overflowing, f"past the panel's edge at 250 px: {overflowing}"
+        assert not overflowing, "at 250 px:\n" + "\n".join(overflowing)
     finally:
         node.evaluate("(node, width) => { node.style.width = width }", before)
 
@@ -218,38 +196,6 @@ def _open_checks(view: Any) -> None:
         details.locator("summary").click()
 
 
-def _luminance(colour: str) -> float:
-    """Relative luminance (0 black .. 1 white) of a computed ``rgb()``/``rgba()`` colour, or
-    of a ``color(srgb r g b)`` one (0..1 channels: what a color-mix() ground computes to)."""
-    scale = 1.0 if colour.startswith("color(srgb") else 255.0
-    r, g, b = (float(v) / scale for v in re.findall(r"[\d.]+", colour)[:3])
-
-    def lin(c: float) -> float:
-        return c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4
-
-    return 0.2126 * lin(r) + 0.7152 * lin(g) + 0.0722 * lin(b)
-
-
-def _colour(locator: Any) -> str:
-    return str(locator.evaluate("node => getComputedStyle(node).color"))
-
-
-_GROUND = """node => {
-  for (let n = node; n; n = n.parentElement) {
-    const c = getComputedStyle(n).backgroundColor;
-    if (c && !/rgba\\(.*, 0\\)$/.test(c) && c !== 'transparent') return c;
-  }
-  return 'rgb(255, 255, 255)';
-}"""
-
-
-def _contrast(locator: Any) -> float:
-    """WCAG contrast ratio of the element's text against the first opaque ground behind it."""
-    fore = _luminance(_colour(locator))
-    back = _luminance(str(locator.evaluate(_GROUND)))
-    return (max(fore, back) + 0.05) / (min(fore, back) + 0.05)
-
-
 _CONTRASTED = (".jp-zengine-item-assistant", ".jp-zengine-badge", ".jp-zengine-check",
                ".jp-zengine-approval-outcome", ".jp-zengine-tool-state",
                ".jp-zengine-diff-add", ".jp-zengine-diff-del")  # fmt: skip
@@ -258,7 +204,7 @@ _CONTRASTED = (".jp-zengine-item-assistant", ".jp-zengine-badge", ".jp-zengine-c
 def _contrasts(views: dict[str, Any], theme: str) -> dict[str, float]:
     """The contrast of each kind of text in each view, also written as an artifact."""
     found = {
-        f"{name} {selector}": round(_contrast(view.locator(selector).first), 2)
+        f"{name} {selector}": round(contrast(view.locator(selector).first), 2)
         for name, view in views.items()
         for selector in _CONTRASTED
     }
@@ -299,10 +245,10 @@ def test_one_turn_shows_the_same_words_in_the_cell_and_the_panel(
     )  # fmt: skip
     panel = page.locator(PANEL)
     page.get_by_text("Python 3 (ipykernel) | Idle").wait_for()
-    _run(page, 0)
-    _cell(page, 0).locator(".jp-zengine-widget-status").wait_for()
-    _run(page, 1)
-    widget = _cell(page, 1).locator(".jp-zengine-widget.jp-zengine-widget-turn")
+    run_cell(page, 0)
+    cell(page, 0).locator(".jp-zengine-widget-status").wait_for()
+    run_cell(page, 1)
+    widget = cell(page, 1).locator(".jp-zengine-widget.jp-zengine-widget-turn")
 
     # the first approval: answered in the widget, the panel shows the outcome
     widget.locator(".jp-zengine-approval .jp-zengine-allow").wait_for()
@@ -377,8 +323,8 @@ def test_one_turn_shows_the_same_words_in_the_cell_and_the_panel(
     _shoot(page, widget, panel, "light")
 
     # a multi-line notice: /checks run from a cell, shown in its widget and in the panel
-    _run(page, 2)
-    notice_widget = _cell(page, 2).locator(".jp-zengine-item-notice", has_text="/checks:")
+    run_cell(page, 2)
+    notice_widget = cell(page, 2).locator(".jp-zengine-item-notice", has_text="/checks:")
     notice_widget.wait_for()
     notice_panel = panel.locator(".jp-zengine-item-notice", has_text="/checks:")
     notice_panel.wait_for()
@@ -405,8 +351,8 @@ def test_one_turn_shows_the_same_words_in_the_cell_and_the_panel(
 
     # the same rewind from the %agent /rewind widget (the agent's edit put back first)
     (lab.root / "pipeline.py").write_text(ORIGINAL.replace("RATE = 1", "RATE = 3"))
-    _run(page, 3)
-    rewind = _cell(page, 3).locator(".jp-zengine-widget.jp-zengine-widget-rewind")
+    run_cell(page, 3)
+    rewind = cell(page, 3).locator(".jp-zengine-widget.jp-zengine-widget-rewind")
     point = rewind.locator(".jp-zengine-rewind-point", has_text=PROMPT)
     point.locator("button", has_text="Restore code").click()
     result = rewind.locator(".jp-zengine-rewind-result")
@@ -422,27 +368,22 @@ def test_one_turn_shows_the_same_words_in_the_cell_and_the_panel(
         panel_lines = _lines(outcome.inner_text())
         assert masked == [_CHECKPOINT.sub("<checkpoint>", line) for line in panel_lines]
     assert "restored pipeline.py" in masked
-    _shoot(page, _cell(page, 3), panel, "light-rewound")
+    _shoot(page, cell(page, 3), panel, "light-rewound")
 
     # the dark theme: the same views, light text on a dark ground
     views = {"widget": widget, "panel": panel}
     assistants = [view.locator(".jp-zengine-item-assistant").first for view in views.values()]
-    light = [_colour(node) for node in assistants]
-    assert all(_luminance(colour) < 0.3 for colour in light), light  # dark text on light
+    light = [colour(node) for node in assistants]
+    assert all(luminance(c) < 0.3 for c in light), light  # dark text on light
     _readable(_contrasts(views, "light"))
-    page.evaluate(
-        "() => window.jupyterapp.commands.execute("
-        "'apputils:change-theme', {theme: 'JupyterLab Dark'})"
-    )
-    page.wait_for_selector('body[data-jp-theme-light="false"]', state="attached")
-    page.wait_for_selector("#jupyterlab-splash", state="detached")
+    set_theme(page, "dark")
     for node, before in zip(assistants, light, strict=True):
         page.wait_for_function(
             "([node, before]) => getComputedStyle(node).color !== before",
             arg=[node.element_handle(), before],
         )
-        assert _luminance(_colour(node)) > 0.5, _colour(node)
-        assert _contrast(node) >= 4.5
+        assert luminance(colour(node)) > 0.5, colour(node)
+        assert contrast(node) >= 4.5
     _readable(_contrasts(views, "dark"))
     _shoot(page, widget, panel, "dark")
 
@@ -456,7 +397,7 @@ def test_the_panel_rebuilt_from_the_log_shows_the_same_words(page: Any) -> None:
     """Resuming the chat makes the panel draw the turn again from the chat's log records
     (``ChatView.reset``), as after a kernel restart; the cell widget keeps its live events."""
     panel = page.locator(PANEL)
-    widget = _cell(page, 1).locator(".jp-zengine-widget.jp-zengine-widget-turn")
+    widget = cell(page, 1).locator(".jp-zengine-widget.jp-zengine-widget-turn")
     session = panel.get_attribute("data-session-id")
     panel.locator(".jp-zengine-sessions > summary").click()
     panel.locator(f'.jp-zengine-session[data-session-id="{session}"] .jp-zengine-resume').click()

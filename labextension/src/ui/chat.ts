@@ -37,7 +37,8 @@ export class ChatView {
     private readonly _options: IChatOptions
   ) {
     this.node = el('ol', 'jp-zengine-messages', null, parent);
-    this.node.setAttribute('role', 'log');
+    // a list of messages (no role="log": it would take the list's role from its <li> items,
+    // which axe-core reports as serious); aria-live announces what is added all the same
     this.node.setAttribute('aria-live', 'polite');
     this.node.setAttribute('aria-label', 'Conversation');
     this.node.tabIndex = 0; // scrollable by keyboard

@@ -1,0 +1,191 @@
+"""Driving JupyterLab's chrome around the zengine views in a browser test (Playwright's sync
+API): open the side panel, size it, size the notebook, switch themes and font sizes, run a
+cell, and measure text contrast. Shared by the browser tests in ``tests/e2e``."""
+
+from __future__ import annotations
+
+import contextlib
+import re
+from typing import Any
+
+__all__ = [
+    "PANEL",
+    "THEMES",
+    "cell",
+    "change_font_size",
+    "colour",
+    "contrast",
+    "luminance",
+    "open_panel",
+    "run_cell",
+    "set_notebook_width",
+    "set_panel_width",
+    "set_theme",
+    "settle",
+]
+
+PANEL = "#zengine-panel"
+THEMES = {
+    "light": "JupyterLab Light",
+    "dark": "JupyterLab Dark",
+    "contrast": "JupyterLab Dark High Contrast",
+}
+"""Short names of JupyterLab 4's own themes (``contrast``: its high-contrast theme)."""
+
+FONT_KEYS = ("ui-font-size1", "content-font-size1", "code-font-size")
+
+
+def open_panel(page: Any, *, dismiss_kernel_dialog: bool = False) -> Any:
+    """Open the zengine side panel from the right side bar and wait until it follows the
+    kernel's chat; returns its locator. ``dismiss_kernel_dialog``: accept a "Select Kernel"
+    dialog first when one shows within 3 s."""
+    if dismiss_kernel_dialog:
+        from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+        with contextlib.suppress(PlaywrightTimeout):
+            page.locator(".jp-Dialog .jp-mod-accept").click(timeout=3_000)
+    page.locator(f'.jp-SideBar.jp-mod-right .lm-TabBar-tab[data-id="{PANEL[1:]}"]').click()
+    page.wait_for_selector(f'{PANEL}[data-state="connected"][data-subscribed="true"]')
+    return page.locator(PANEL)
+
+
+def set_theme(page: Any, theme: str) -> None:
+    """Switch to ``theme`` (a key of :data:`THEMES` or a theme's name) through
+    ``apputils:change-theme`` and wait until its stylesheet is applied."""
+    name = THEMES.get(theme, theme)
+    page.evaluate(
+        "name => window.jupyterapp.commands.execute('apputils:change-theme', {theme: name})", name
+    )
+    page.wait_for_selector(f'body[data-jp-theme-name="{name}"]', state="attached")
+    page.wait_for_selector("#jupyterlab-splash", state="detached")
+    page.wait_for_function(
+        "() => document.fonts.status === 'loaded'"
+        " && getComputedStyle(document.body).getPropertyValue('--jp-layout-color1').trim() !== ''"
+    )
+
+
+def change_font_size(page: Any, steps: int, keys: tuple[str, ...] = FONT_KEYS) -> dict[str, str]:
+    """Run ``apputils:incr-font-size`` (``steps`` > 0) or ``decr-font-size`` ``|steps|`` times
+    for each of ``keys``; returns the new ``--jp-ui-font-size1`` and content sizes."""
+    command = "apputils:incr-font-size" if steps > 0 else "apputils:decr-font-size"
+    for key in keys:
+        for _ in range(abs(steps)):  # one at a time: each step reads the size the last one set
+            page.evaluate(
+                """async ([c, key]) => {
+                  const read = () => getComputedStyle(document.documentElement)
+                    .getPropertyValue(`--jp-${key}`);
+                  const before = read();
+                  await window.jupyterapp.commands.execute(c, {key});
+                  for (let i = 0; i < 500 && read() === before; i++) {
+                    await new Promise(r => setTimeout(r, 20));
+                  }
+                }""",
+                [command, key],
+            )
+    sizes: dict[str, str] = page.evaluate(
+        """() => Object.fromEntries(['--jp-ui-font-size1', '--jp-content-font-size1',
+             '--jp-code-font-size'].map(v => [v,
+             getComputedStyle(document.documentElement).getPropertyValue(v).trim()]))"""
+    )
+    return sizes
+
+
+def _width(page: Any, selector: str) -> float:
+    return float(page.locator(selector).evaluate("n => n.getBoundingClientRect().width"))
+
+
+def set_panel_width(page: Any, width: int, *, viewport: tuple[int, int] = (1400, 900)) -> float:
+    """Show the side panel ``width`` px wide (in a window of ``viewport``), by dragging the
+    split handle at its left as a user does; returns the width reached (within 2 px)."""
+    if page.viewport_size != {"width": viewport[0], "height": viewport[1]}:
+        page.set_viewport_size({"width": viewport[0], "height": viewport[1]})
+    page.evaluate("() => window.jupyterapp.shell.activateById('zengine-panel')")
+    page.wait_for_function(f"() => document.querySelector('{PANEL}').offsetWidth > 0")
+    for _ in range(4):
+        now = _width(page, PANEL)
+        if abs(now - width) <= 2:
+            return now
+        x, y = page.evaluate(
+            """() => {
+              const stack = document.querySelector('#jp-right-stack').getBoundingClientRect();
+              const handles = [...document.querySelectorAll(
+                '#jp-main-split-panel > .lm-SplitPanel-handle')].filter(h => h.offsetWidth);
+              const near = handles.map(h => [h, Math.abs(h.getBoundingClientRect().right
+                - stack.left)]).sort((a, b) => a[1] - b[1])[0][0].getBoundingClientRect();
+              return [near.left + near.width / 2, near.top + near.height / 2];
+            }"""
+        )
+        page.mouse.move(x, y)
+        page.mouse.down()
+        page.mouse.move(x + (now - width), y, steps=4)
+        page.mouse.up()
+        settle(page)
+    reached = _width(page, PANEL)
+    assert abs(reached - width) <= 2, f"the panel is {reached}px wide, not {width}px"
+    return reached
+
+
+def set_notebook_width(page: Any, width: int, *, height: int = 900) -> float:
+    """Close the side bars' panels and size the window so the notebook is about ``width`` px
+    wide; returns the notebook's width."""
+    page.evaluate("() => { window.jupyterapp.shell.collapseRight();"
+                  " window.jupyterapp.shell.collapseLeft(); }")  # fmt: skip
+    notebook = ".jp-NotebookPanel:not(.lm-mod-hidden)"
+    settle(page)
+    for _ in range(3):
+        now = _width(page, notebook)
+        if abs(now - width) <= 2:
+            break
+        size = page.viewport_size
+        page.set_viewport_size({"width": int(size["width"] + width - now), "height": height})
+        settle(page)
+    return _width(page, notebook)
+
+
+def settle(page: Any) -> None:
+    """Wait two animation frames: Lumino lays out on the frame after a resize."""
+    page.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
+
+
+def cell(page: Any, index: int) -> Any:
+    """The ``index``-th cell of the notebook shown."""
+    return page.locator(".jp-NotebookPanel:not(.lm-mod-hidden) .jp-Cell").nth(index)
+
+
+def run_cell(page: Any, index: int) -> None:
+    """Select the ``index``-th cell by its prompt and run it (Ctrl+Enter)."""
+    cell(page, index).locator(".jp-InputPrompt").click()
+    page.keyboard.press("Control+Enter")
+
+
+def luminance(value: str) -> float:
+    """Relative luminance (0 black .. 1 white) of a computed ``rgb()``/``rgba()`` colour, or
+    of a ``color(srgb r g b)`` one (0..1 channels: what a color-mix() ground computes to)."""
+    scale = 1.0 if value.startswith("color(srgb") else 255.0
+    r, g, b = (float(v) / scale for v in re.findall(r"[\d.]+", value)[:3])
+
+    def lin(c: float) -> float:
+        return c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4
+
+    return 0.2126 * lin(r) + 0.7152 * lin(g) + 0.0722 * lin(b)
+
+
+def colour(locator: Any) -> str:
+    """The element's computed text colour."""
+    return str(locator.evaluate("node => getComputedStyle(node).color"))
+
+
+_GROUND = """node => {
+  for (let n = node; n; n = n.parentElement) {
+    const c = getComputedStyle(n).backgroundColor;
+    if (c && !/rgba\\(.*, 0\\)$/.test(c) && c !== 'transparent') return c;
+  }
+  return 'rgb(255, 255, 255)';
+}"""
+
+
+def contrast(locator: Any) -> float:
+    """WCAG contrast ratio of the element's text against the first opaque ground behind it."""
+    fore = luminance(colour(locator))
+    back = luminance(str(locator.evaluate(_GROUND)))
+    return (max(fore, back) + 0.05) / (min(fore, back) + 0.05)
