@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     from zengine_jupyter.config import PermissionMode
     from zengine_jupyter.engine import CommandResult, Session, SessionExtension, TurnOutcome
     from zengine_jupyter.kernel._comm import PanelComm
+    from zengine_jupyter.kernel._live_docs import LiveRegistry
     from zengine_jupyter.kernel._widget import TurnWidget
     from zengine_jupyter.protocol import TurnApprovalAnswer, TurnInterrupt, TurnResult
 
@@ -101,6 +102,8 @@ class KernelController:
     """Extra session extensions for chats opened from now on (the kernel tool is always in)."""
     views: set[PanelComm] = field(default_factory=set)
     """The panel comms open on this kernel (``kernel/_comm.py``)."""
+    live: LiveRegistry = field(default_factory=lambda: _live_registry())
+    """The notebooks the pages of those comms have open (``kernel/_live_docs.py``)."""
     loop: asyncio.AbstractEventLoop | None = None
     """The kernel's own loop (captured at ``%load_ext``): comm callbacks on a subshell thread
     hand their work to it."""
@@ -330,6 +333,7 @@ class KernelController:
 
     async def _open(self, request: TurnRequest, session_id: str | None) -> _Chat:
         from zengine_jupyter.engine import Session, SessionOptions
+        from zengine_jupyter.kernel._live_docs import ChatLive
         from zengine_jupyter.kernel._namespace import NamespaceExtension
 
         status = current_status()
@@ -347,7 +351,10 @@ class KernelController:
             )
         )
         session.commands["trust"] = self._trust_command  # one trust path for every view
-        return _Chat(session, approvals)
+        chat = _Chat(session, approvals)
+        # notebooks open in a page are edited there, not on disk
+        session.ctx.live = ChatLive(self.live, lambda: chat.running_turn_id)
+        return chat
 
     async def _trust_command(self, session: Session, args: str) -> CommandResult:
         """``/trust`` in this kernel: :meth:`trust`, as the status widget and panel buttons."""
@@ -394,6 +401,12 @@ async def _submit(session: Session, text: str, widget: TurnWidget) -> TurnOutcom
 async def _reload(session: Session) -> None:
     with contextlib.suppress(Exception):
         await session.reload_settings()
+
+
+def _live_registry() -> LiveRegistry:
+    from zengine_jupyter.kernel._live_docs import LiveRegistry
+
+    return LiveRegistry()
 
 
 def _result(outcome: TurnOutcome, session: Session) -> TurnResult:

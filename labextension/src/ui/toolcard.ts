@@ -185,9 +185,7 @@ export class ToolCard {
   }
 
   private _showDiff(diff: string): HTMLElement {
-    const pre = el('pre', 'jp-zengine-diff', null);
-    pre.setAttribute('aria-label', 'Diff');
-    colour(pre, diff);
+    const pre = diffView(diff);
     this.node.insertBefore(pre, this.slot ?? null);
     return pre;
   }
@@ -230,6 +228,14 @@ export function inputText(args: Record<string, unknown>, diffShown: boolean): st
     }
   }
   return Object.keys(shown).length ? JSON.stringify(shown, null, 1) : '';
+}
+
+/** A unified diff as the chat shows it (the one diff component: tool cards, cell review). */
+export function diffView(diff: string): HTMLElement {
+  const pre = el('pre', 'jp-zengine-diff', null);
+  pre.setAttribute('aria-label', 'Diff');
+  colour(pre, diff);
+  return pre;
 }
 
 /** One span per diff line, classed by its sign (theme colours come from CSS variables). */
