@@ -27,7 +27,7 @@ from zengine_jupyter.engine._custom_commands import CustomCommand, parse_command
 from zengine_jupyter.engine._extension import CommandResult, SessionExtension, SlashCommand
 from zengine_jupyter.engine._outcome import approval_outcome
 from zengine_jupyter.engine._parts import SessionParts
-from zengine_jupyter.engine._ports import ApprovalPort, FixedApprovals
+from zengine_jupyter.engine._ports import ApprovalPort, CellExecutor, FixedApprovals
 from zengine_jupyter.engine._resume import RESUME_REASON, repair_on_resume, resume_repairs
 from zengine_jupyter.engine._rewind import (
     describe_other_chats,
@@ -82,6 +82,7 @@ __all__ = [
     "TITLE_SYSTEM",
     "ApprovalPort",
     "CatalogExtension",
+    "CellExecutor",
     "CheckpointsExtension",
     "CommandResult",
     "ContextGauge",

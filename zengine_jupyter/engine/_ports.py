@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from zengine_jupyter.protocol import ApprovalDecision, ApprovalRequest
+from zengine_jupyter.protocol import ApprovalDecision, ApprovalRequest, CellRunResult
 
-__all__ = ["ApprovalPort", "FixedApprovals"]
+__all__ = ["ApprovalPort", "CellExecutor", "FixedApprovals"]
 
 
 class ApprovalPort(Protocol):
@@ -34,3 +34,21 @@ class FixedApprovals:
         if self.allow:
             return ApprovalDecision(action="allow_once")
         return ApprovalDecision(action="deny", message=self.message)
+
+
+class CellExecutor(Protocol):
+    """Runs code in the user's kernel for the ``RunCell`` tool (``kernel/_run_cell.py``).
+
+    Two implementations: headless (``kernel/_headless.py``: the kernel's own namespace, output
+    captured, no execution count or history taken) and the notebook's (a visible cell the
+    labextension inserts after ``after_cell_id`` and executes). The permission gate has already
+    allowed the call; the executor only runs it.
+    """
+
+    async def run(
+        self, code: str, *, timeout_s: float, after_cell_id: str | None = None
+    ) -> CellRunResult:
+        """Run ``code``; past ``timeout_s`` seconds raise ``KeyboardInterrupt`` in it and return
+        with ``timed_out`` set. Never raises for the code's own errors (they are in
+        ``CellRunResult.error``); ``after_cell_id`` places a visible cell (headless ignores it)."""
+        ...

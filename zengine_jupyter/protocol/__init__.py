@@ -19,6 +19,12 @@ if TYPE_CHECKING:
         CassetteHeader,
         CassetteStep,
     )
+    from zengine_jupyter.protocol._cell import (
+        CellError,
+        CellImage,
+        CellRunResult,
+        CellWhere,
+    )
     from zengine_jupyter.protocol._checkpoint import (
         REWIND_LIMITS,
         CheckpointGc,
@@ -302,6 +308,10 @@ __all__ = [
     "CassetteExpect",
     "CassetteHeader",
     "CassetteStep",
+    "CellError",
+    "CellImage",
+    "CellRunResult",
+    "CellWhere",
     "CheckKind",
     "CheckLogRecord",
     "CheckRecord",
@@ -529,6 +539,10 @@ __getattr__, __dir__ = _lazy_exports(
         "CassetteExpect": "_cassette",
         "CassetteHeader": "_cassette",
         "CassetteStep": "_cassette",
+        "CellError": "_cell",
+        "CellImage": "_cell",
+        "CellRunResult": "_cell",
+        "CellWhere": "_cell",
         "CheckKind": "_verification",
         "CheckLogRecord": "_records",
         "CheckRecord": "_verification",
