@@ -11,6 +11,7 @@ import { Dialog, showDialog } from '@jupyterlab/apputils';
 import { INotebookTracker, NotebookPanel } from '@jupyterlab/notebook';
 
 import { RequestBody } from './connection';
+import { runAgentCell } from './liverun';
 import { DocEdit, DocRequest, Reply } from './protocol';
 import { IReviewCell, TurnReview } from './ui/review';
 
@@ -98,6 +99,8 @@ export class LiveNotebooks {
         return { dirty: model.dirty };
       case 'restore':
         return this._restore(panel, request.path, request.cells ?? []);
+      case 'run':
+        return runAgentCell(panel, request, id => this._mark(panel, id, true));
       default:
         return { ok: false, error: `unknown action ${String(request.action)}` };
     }

@@ -282,6 +282,8 @@ export interface DocAnswer {
   error?: string | null;
   notebook?: { [key: string]: unknown } | null;
   dirty?: boolean | null;
+  cell?: { [key: string]: unknown } | null;
+  timed_out?: boolean;
 }
 
 /**
@@ -303,11 +305,14 @@ export interface DocRequest {
   v: 1;
   kind: 'doc_request';
   id: string;
-  action: 'read' | 'edit' | 'save' | 'restore';
+  action: 'read' | 'edit' | 'save' | 'restore' | 'run';
   path: string;
   edit?: DocEdit | null;
   cells?: ({ [key: string]: unknown })[] | null;
   turn_id?: string | null;
+  code?: string | null;
+  timeout_s?: number | null;
+  after_cell_id?: string | null;
 }
 
 export interface EngineError {

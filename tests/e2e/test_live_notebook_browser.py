@@ -13,6 +13,7 @@ being in the notebook is printed (and the whole time from the user's Enter).
 
 from __future__ import annotations
 
+import ast
 import contextlib
 import json
 import time
@@ -252,3 +253,78 @@ def test_reject_one_cell_accept_the_rest_and_rewind_the_open_notebook(
         arg=json.dumps(before_turn, separators=(",", ":")),
     )
     _no_dialog(page)
+
+
+# ---------------------------------------------------------------- RunCell's notebook path
+
+_KERNEL = "window.jupyterapp.shell.currentWidget.sessionContext.session.kernel"
+_START_RUNS = """
+import asyncio
+from zengine_jupyter.kernel._extension import controller_for
+from zengine_jupyter.kernel._notebook_run import notebook_executor
+_zx = notebook_executor(controller_for(get_ipython()))
+async def _zruns():
+    shown = await _zx.run("print('from the agent')\\nsum(range(10))", timeout_s=30,
+                          after_cell_id="cell-x")
+    stopped = await _zx.run("import time\\ntime.sleep(60)", timeout_s=3)
+    return shown, stopped
+_ztask = asyncio.ensure_future(_zruns())
+"""
+
+
+def _kernel(page: Any, code: str, expressions: dict[str, str] | None = None) -> dict[str, Any]:
+    """Run ``code`` silently in the notebook's kernel (not as a cell); the expressions' text."""
+    reply: dict[str, Any] = page.evaluate(
+        f"""async ([code, expressions]) => {{
+          const future = {_KERNEL}.requestExecute(
+            {{code, silent: true, store_history: false, user_expressions: expressions}});
+          const reply = await future.done;
+          return reply.content;
+        }}""",
+        [code, expressions or {}],
+    )
+    if reply["status"] == "aborted":  # queued behind the interrupted run (stop on error)
+        return _kernel(page, code, expressions)
+    assert reply["status"] == "ok", reply
+    return {k: v.get("data", {}).get("text/plain", v) for k, v in
+            reply.get("user_expressions", {}).items()}  # fmt: skip
+
+
+def test_run_cell_goes_through_the_notebook(page: Any) -> None:
+    """The frontend's CellExecutor: a visible agent cell after the cell asked for, executed by
+    the notebook (output rendered), its outputs back to the engine; a run past its bound is
+    interrupted through the kernel and says so."""
+    assert (
+        _kernel(page, _START_RUNS, {"kind": "type(_zx).__name__"})["kind"] == "'NotebookExecutor'"
+    )
+    page.wait_for_function(
+        "() => [...document.querySelectorAll('.jp-Cell.jp-zengine-agent-cell .jp-OutputArea')]"
+        ".some(n => n.textContent.includes('from the agent'))"
+    )
+    page.screenshot(path=str(ARTIFACTS / "run-cell.png"))
+    deadline = time.monotonic() + 60
+    while _kernel(page, "", {"done": "_ztask.done()"})["done"] != "True":
+        assert time.monotonic() < deadline, "the runs did not end"
+        time.sleep(0.5)
+    shown, stopped = (json.loads(ast.literal_eval(text)) for text in _kernel(
+        page, "", {"a": "_ztask.result()[0].model_dump_json()",
+                   "b": "_ztask.result()[1].model_dump_json()"}).values())  # fmt: skip
+    assert shown["where"] == "notebook"
+    assert shown["stdout"] == "from the agent\n"
+    assert shown["result"] == "45"
+    assert shown["error"] is None
+    assert isinstance(shown["execution_count"], int)
+    ids = [i for i, _ in _sources(page)]
+    assert ids[ids.index("cell-x") + 1] == shown["cell_id"], "not placed after cell-x"
+    assert stopped["timed_out"] is True
+    assert stopped["error"]["name"] == "KeyboardInterrupt"
+    assert _kernel(page, "", {"ok": "1 + 1"})["ok"] == "2", "the kernel is not usable after"
+    by_hand = page.evaluate(
+        f"""async () => {{
+          const t = performance.now();
+          await {_KERNEL}.requestExecute({{code: "print('from the agent')\\nsum(range(10))"}}).done;
+          return performance.now() - t;
+        }}"""
+    )
+    print(f"\nRunCell through the notebook: {shown['duration_s'] * 1000:.0f} ms for a cell "
+          f"that takes {by_hand:.0f} ms by hand")  # fmt: skip

@@ -109,6 +109,9 @@ class KernelController:
     hand their work to it."""
     closed: bool = False
     """``%unload_ext`` closed it."""
+    blocking: int = 0
+    """``--wait`` (or nbclient) cells holding the kernel now: the notebook runs no other cell
+    meanwhile, so RunCell stays headless (``_notebook_run.py``)."""
     trust_listeners: list[Callable[[Path], Coroutine[Any, Any, None]]] = field(default_factory=list)
     """Awaited after :meth:`trust` (the status widgets refresh)."""
     _opening: asyncio.Lock | None = None
@@ -142,7 +145,11 @@ class KernelController:
         policy = True if request.yes else (False if blocking else None)
         task = self.spawn(self._turn(request, widget, policy, blocking), "zengine-agent-turn")
         if blocking:
-            _run_to_end(loop, task)
+            self.blocking += 1  # the notebook cannot run a cell meanwhile (RunCell: headless)
+            try:
+                _run_to_end(loop, task)
+            finally:
+                self.blocking -= 1
             # one output: the widget, its plain-text form now the turn's summary (what a
             # frontend without widgets shows: nbclient, papermill, nbconvert)
             view = {"version_major": 2, "version_minor": 1, "model_id": widget.model_id}

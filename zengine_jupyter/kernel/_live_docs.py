@@ -98,7 +98,9 @@ class LiveRegistry:
             return "closed"
         return "unsaved" if page.notebooks[_absolute(path.parent, path.name)][1] else "saved"
 
-    async def ask(self, path: Path, action: str, **fields: Any) -> DocAnswer | None:
+    async def ask(
+        self, path: Path, action: str, *, wait_s: float = ANSWER_TIMEOUT_S, **fields: Any
+    ) -> DocAnswer | None:
         """Send a ``doc_request`` to the page that has ``path`` open; None: none has it."""
         from zengine_jupyter.protocol import DocRequest, ToolError
 
@@ -113,10 +115,10 @@ class LiveRegistry:
         self._waiting[request_id] = future
         page.view.send(request)
         try:
-            answer = await asyncio.wait_for(future, ANSWER_TIMEOUT_S)
+            answer = await asyncio.wait_for(future, wait_s)
         except TimeoutError:
             raise ToolError(
-                f"JupyterLab did not answer in {ANSWER_TIMEOUT_S:.0f} s about {key.name}",
+                f"JupyterLab did not answer in {wait_s:.0f} s about {key.name}",
                 hint="reload the page, or close the notebook so the file is edited",
             ) from None
         finally:

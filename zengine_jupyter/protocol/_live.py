@@ -64,16 +64,22 @@ class DocRequest(_Model):
     v: WireVersion = WIRE_VERSION
     kind: Literal["doc_request"] = "doc_request"
     id: str
-    action: Literal["read", "edit", "save", "restore"]
+    action: Literal["read", "edit", "save", "restore", "run"]
     """read: the notebook as it is in the page; edit: apply ``edit`` (the page lists the
     cell in turn ``turn_id``'s review); save: save it to its file; restore: set its cells to
-    ``cells`` (a code rewind; the page asks first when it has unsaved changes)."""
+    ``cells`` (a code rewind; the page asks first when it has unsaved changes); run: insert
+    ``code`` as a visible code cell marked as the agent's (after ``after_cell_id``, else at the
+    end) and execute it through the notebook (its output renders, the usual interrupt button
+    stops it), interrupting the kernel after ``timeout_s``."""
     path: str
     """Relative to the Jupyter server's root."""
     edit: DocEdit | None = None
     cells: list[dict[str, Any]] | None = None
     turn_id: str | None = None
     """The turn that makes the edit: the page groups its per-cell review by it."""
+    code: str | None = None
+    timeout_s: float | None = None
+    after_cell_id: str | None = None
 
 
 class OpenDocuments(_Model):
@@ -105,3 +111,7 @@ class DocAnswer(_Model):
     """read (and edit / restore: after the change): the notebook as nbformat."""
     dirty: bool | None = None
     """After the action: the document has unsaved changes."""
+    cell: dict[str, Any] | None = None
+    """run: the cell as it ended (id, outputs, execution_count)."""
+    timed_out: bool = False
+    """run: the page interrupted the kernel at ``timeout_s``."""
