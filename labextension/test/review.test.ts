@@ -17,7 +17,7 @@ function cell(overrides: Partial<IReviewCell> = {}): IReviewCell {
 
 describe('cellDiff', () => {
   it('shows a changed line as removed and added, the rest as context', () => {
-    expect(lineDiff(['a', 'b', 'c'], ['a', 'B', 'c'])).toEqual([' a', '+B', '-b', ' c']);
+    expect(lineDiff(['a', 'b', 'c'], ['a', 'B', 'c'])).toEqual([' a', '-b', '+B', ' c']);
   });
 
   it('names an inserted cell as new and a deleted one as gone', () => {

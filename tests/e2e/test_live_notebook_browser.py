@@ -160,6 +160,7 @@ def test_agent_edits_the_open_notebook_beside_the_users_unsaved_edit(
         )),
         Reply(text=("Added two cells and set y.",)),
     )  # fmt: skip
+    page.evaluate("() => { window.__zengineSeenAt = 0 }")
     page.evaluate(_WATCH, "agent one")
     sent = time.time()
     _send(page, "Add the two cells and set y")
@@ -191,7 +192,6 @@ def test_agent_edits_the_open_notebook_beside_the_users_unsaved_edit(
     )  # fmt: skip
     print(f"\nlive edit: Enter -> first agent cell visible {seen_ms:.0f} ms (model, gate, "
           f"read and edit round trips); page apply per edit: {timings} ms")  # fmt: skip
-    print("\n".join(page.console_lines[-30:]))
     review.screenshot(path=str(ARTIFACTS / "review-panel.png"))
     page.screenshot(path=str(ARTIFACTS / "review-notebook.png"))
 
@@ -237,7 +237,13 @@ def test_reject_one_cell_accept_the_rest_and_rewind_the_open_notebook(
                           _notebook_edit(mode="delete", cell_id="cell-z"))),
         Reply(text=("Done.",)),
     )  # fmt: skip
+    page.evaluate("() => { window.__zengineSeenAt = 0 }")
+    page.evaluate(_WATCH, "c = 'later'")
+    sent = time.time()
     _send(page, "One more cell")
+    page.wait_for_function("() => window.__zengineSeenAt")
+    seen_ms = page.evaluate("() => window.__zengineSeenAt") - sent * 1000
+    print(f"\nlive edit, second turn: Enter -> agent cell visible {seen_ms:.0f} ms")
     _turn_ended(page, 2)
     assert "c = 'later'" in [s for _, s in _sources(page)]
     user = page.locator(f"{PANEL} .jp-zengine-item-user").nth(1)

@@ -38,6 +38,8 @@ class FakePage:
     requests: list[DocRequest] = field(default_factory=list)
     refuse_restore: bool = False
     """Answer a restore as a user who keeps their version."""
+    run_outputs: list[dict[str, Any]] = field(default_factory=list)
+    """What a ``run`` request's cell ends with (nbformat outputs)."""
 
     def open(self, path: str, *, dirty: bool = False) -> None:
         """Open ``path`` (read from disk) and report it."""
@@ -84,6 +86,8 @@ class FakePage:
             fields = {"ok": False, "error": "the user kept their version"}
         elif request.action == "restore":
             nb["cells"] = copy.deepcopy(request.cells or [])
+        elif request.action == "run":
+            fields["cell"] = _run_cell(nb["cells"], request, self.run_outputs)
         fields["dirty"] = self.dirty.get(request.path)
         self.registry.answer(DocAnswer(id="a", request_id=request.id, **fields))
 
@@ -100,3 +104,15 @@ def _apply(cells: list[dict[str, Any]], edit: DocEdit) -> None:
         cells.insert(edit.to_index if edit.to_index is not None else at, cells.pop(at))
     else:
         cells[at] = {**(edit.cell or {}), "id": edit.cell_id}
+
+
+def _run_cell(
+    cells: list[dict[str, Any]], request: DocRequest, outputs: list[dict[str, Any]]
+) -> dict[str, Any]:
+    """A run: the code inserted after ``after_cell_id`` (else at the end) with ``outputs``."""
+    ids = [c.get("id") for c in cells]
+    at = ids.index(request.after_cell_id) + 1 if request.after_cell_id in ids else len(cells)
+    cell = {"cell_type": "code", "id": f"agent-{len(cells)}", "source": request.code or "",
+            "metadata": {}, "outputs": outputs, "execution_count": 7}  # fmt: skip
+    cells.insert(at, cell)
+    return cell

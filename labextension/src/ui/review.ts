@@ -155,10 +155,10 @@ export function lineDiff(old: string[], now: string[]): string[] {
     if (i < n && j < m && old[i] === now[j]) {
       out.push(` ${old[i++]}`);
       j++;
-    } else if (j < m && (i === n || lcs[i][j + 1] >= lcs[i + 1][j])) {
-      out.push(`+${now[j++]}`);
-    } else {
+    } else if (i < n && (j === m || lcs[i + 1][j] >= lcs[i][j + 1])) {
       out.push(`-${old[i++]}`);
+    } else {
+      out.push(`+${now[j++]}`);
     }
   }
   return out;
