@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import base64
 from pathlib import Path
+from typing import Any
 
 import nbformat
 import pytest
@@ -19,7 +20,7 @@ from zengine_jupyter.kernel._notebook_run import (
 from zengine_jupyter.testing.live_page import FakePage
 
 PNG = base64.b64encode(b"\x89PNG\r\n\x1a\nfake").decode()
-OUTPUTS = [
+OUTPUTS: list[dict[str, Any]] = [
     {"output_type": "stream", "name": "stdout", "text": ["loaded\n", "3 rows\n"]},
     {"output_type": "stream", "name": "stderr", "text": "careful\n"},
     {"output_type": "display_data", "data": {"image/png": PNG, "text/plain": "<Figure>"},

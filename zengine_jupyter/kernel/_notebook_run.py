@@ -133,5 +133,5 @@ def _image(data: dict[str, Any]) -> CellImage | None:
     for media_type in ("image/png", "image/jpeg"):
         if media_type in data:
             raw = base64.b64decode(_text(data[media_type]))
-            return CellImage(media_type=media_type, data=raw)  # type: ignore[arg-type]
+            return CellImage(media_type=media_type, data=raw)
     return None
