@@ -16,6 +16,7 @@ import { ICodeActions } from './ui/codetools';
 import { ConnectError, Connection, RequestBody } from './connection';
 import { el } from './ui/dom';
 import { InputBox, Typed } from './input';
+import { LiveNotebooks } from './live';
 import { McpView } from './mcp';
 import { CodeRestore, KernelMessage, Reply, WIRE_VERSION } from './protocol';
 import { rendermimeMarkdown } from './rendermime';
@@ -94,6 +95,11 @@ export class ZenginePanel extends Widget {
     });
     new McpView(drawers, () => this._request({ kind: 'mcp_status' }));
     this._input = new InputBox(this.node, typed => void this._send(typed));
+    this._live = new LiveNotebooks({
+      tracker: options.tracker,
+      send: body => this._request(body),
+      reviewHost: () => this._chat.line('review', '')
+    });
 
     this._binding = new KernelBinding(options.tracker, {
       notebook: path => (this._notebook.textContent = path),
@@ -183,6 +189,7 @@ export class ZenginePanel extends Widget {
     this._connections++;
     this.node.dataset.connections = String(this._connections);
     await this._subscribe(this._sessionId);
+    await this._live.report(); // the agent edits these notebooks in this page, not on disk
     await this._setup.check();
   }
 
@@ -269,6 +276,12 @@ export class ZenginePanel extends Widget {
         return;
       case 'reply':
         return; // handled by the request that sent it
+      case 'doc_request':
+        // the agent reads or edits an open notebook; tests read how long each edit took
+        void this._live.handle(message).then(() => {
+          this.node.dataset.liveMs = this._live.timings.map(t => t.toFixed(1)).join(',');
+        });
+        return;
       default:
         this._chat.line(
           'error',
@@ -407,4 +420,5 @@ export class ZenginePanel extends Widget {
   private _chat: ChatView;
   private _sessions: SessionsView;
   private _input: InputBox;
+  private _live: LiveNotebooks;
 }

@@ -11,11 +11,13 @@ export const COMM_TARGET = 'zengine';
 export type PanelRequest =
   | ApprovalAnswer
   | CommandRequest
+  | DocAnswer
   | HelloRequest
   | InterruptRequest
   | ListCommandsRequest
   | ListSessionsRequest
   | McpStatusRequest
+  | OpenDocuments
   | RewindRequest
   | SetupFindLocal
   | SetupKeyRequest
@@ -28,6 +30,7 @@ export type PanelRequest =
   | TrustAnswer;
 
 export type KernelMessage =
+  | DocRequest
   | EventMessage
   | HelloMessage
   | Reply
@@ -268,6 +271,51 @@ export interface CostUpdated {
   session_usd: number | null;
 }
 
+/**
+ * Page -> kernel (a panel request): the answer to a :class:`DocRequest`.
+ */
+export interface DocAnswer {
+  v: 1;
+  kind: 'doc_answer';
+  id: string;
+  request_id: string;
+  ok: boolean;
+  error?: string | null;
+  notebook?: { [key: string]: unknown } | null;
+  dirty?: boolean | null;
+  cell?: { [key: string]: unknown } | null;
+  timed_out?: boolean;
+}
+
+/**
+ * One change to an open notebook, resolved by the engine (index and cell known).
+ */
+export interface DocEdit {
+  op: 'insert' | 'replace' | 'delete' | 'move';
+  index: number;
+  cell_id: string;
+  cell?: { [key: string]: unknown } | null;
+  to_index?: number | null;
+}
+
+/**
+ * Kernel -> page: read, edit, save or restore an open notebook; one :class:`DocAnswer`
+ * answers it (same ``id``).
+ */
+export interface DocRequest {
+  v: 1;
+  kind: 'doc_request';
+  id: string;
+  action: 'read' | 'edit' | 'save' | 'restore' | 'run';
+  path: string;
+  edit?: DocEdit | null;
+  cells?: ({ [key: string]: unknown })[] | null;
+  turn_id?: string | null;
+  code?: string | null;
+  timeout_s?: number | null;
+  after_cell_id?: string | null;
+}
+
 export interface EngineError {
   session_id: string;
   turn_id?: string | null;
@@ -428,6 +476,27 @@ export interface Notice {
   kind: 'notice';
   topic: string;
   text: string;
+}
+
+/**
+ * Page -> kernel (a panel request): the notebooks this page has open, sent when one opens,
+ * closes, is renamed or gets (or loses) unsaved changes.
+ */
+export interface OpenDocuments {
+  v: 1;
+  kind: 'open_documents';
+  id: string;
+  frontend: string;
+  server_root?: string | null;
+  notebooks?: OpenNotebook[];
+}
+
+/**
+ * One notebook a page has open.
+ */
+export interface OpenNotebook {
+  path: string;
+  dirty: boolean;
 }
 
 /**

@@ -61,6 +61,11 @@ REQUESTS: list[dict[str, Any]] = [
      "choice": {"provider": "openai", "model": "gpt-5"}},
     {"v": 1, "kind": "setup_save", "id": "p18",
      "choice": {"provider": "compatible", "base_url": "https://h/v1", "model": "m"}},
+    {"v": 1, "kind": "open_documents", "id": "p19", "frontend": "page-1", "server_root": "/r",
+     "notebooks": [{"path": "a/nb.ipynb", "dirty": True}]},
+    {"v": 1, "kind": "doc_answer", "id": "p20", "request_id": "k1", "ok": True,
+     "notebook": {"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5},
+     "dirty": False, "timed_out": False},
 ]  # fmt: skip
 
 

@@ -219,6 +219,7 @@ class PanelComm:
         for task in tasks:
             task.cancel()
         self.controller.views.discard(self)
+        self.controller.live.forget(self)
         return tasks
 
     def close(self) -> list[asyncio.Task[Any]]:

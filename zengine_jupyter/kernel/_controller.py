@@ -44,6 +44,7 @@ if TYPE_CHECKING:
         TurnOutcome,
     )
     from zengine_jupyter.kernel._comm import PanelComm
+    from zengine_jupyter.kernel._live_docs import LiveRegistry
     from zengine_jupyter.kernel._widget import TurnWidget
     from zengine_jupyter.protocol import TurnApprovalAnswer, TurnInterrupt, TurnResult
 
@@ -107,11 +108,16 @@ class KernelController:
     """Extra session extensions for chats opened from now on (the kernel tool is always in)."""
     views: set[PanelComm] = field(default_factory=set)
     """The panel comms open on this kernel (``kernel/_comm.py``)."""
+    live: LiveRegistry = field(default_factory=lambda: _live_registry())
+    """The notebooks the pages of those comms have open (``kernel/_live_docs.py``)."""
     loop: asyncio.AbstractEventLoop | None = None
     """The kernel's own loop (captured at ``%load_ext``): comm callbacks on a subshell thread
     hand their work to it."""
     closed: bool = False
     """``%unload_ext`` closed it."""
+    blocking: int = 0
+    """``--wait`` (or nbclient) cells holding the kernel now: the notebook runs no other cell
+    meanwhile, so RunCell stays headless (``_notebook_run.py``)."""
     trust_listeners: list[Callable[[Path], Coroutine[Any, Any, None]]] = field(default_factory=list)
     """Awaited after :meth:`trust` (the status widgets refresh)."""
     _opening: asyncio.Lock | None = None
@@ -145,7 +151,11 @@ class KernelController:
         policy = True if request.yes else (False if blocking else None)
         task = self.spawn(self._turn(request, widget, policy, blocking), "zengine-agent-turn")
         if blocking:
-            _run_to_end(loop, task)
+            self.blocking += 1  # the notebook cannot run a cell meanwhile (RunCell: headless)
+            try:
+                _run_to_end(loop, task)
+            finally:
+                self.blocking -= 1
             # one output: the widget, its plain-text form now the turn's summary (what a
             # frontend without widgets shows: nbclient, papermill, nbconvert)
             view = {"version_major": 2, "version_minor": 1, "model_id": widget.model_id}
@@ -336,6 +346,7 @@ class KernelController:
 
     async def _open(self, request: TurnRequest, session_id: str | None) -> _Chat:
         from zengine_jupyter.engine import Session, SessionOptions
+        from zengine_jupyter.kernel._live_docs import ChatLive
         from zengine_jupyter.kernel._namespace import NamespaceExtension
         from zengine_jupyter.kernel._run_cell import RunCellExtension
 
@@ -355,15 +366,19 @@ class KernelController:
             )
         )
         session.commands["trust"] = self._trust_command  # one trust path for every view
-        return _Chat(session, approvals)
+        chat = _Chat(session, approvals)
+        # notebooks open in a page are edited there, not on disk
+        session.ctx.live = ChatLive(self.live, lambda: chat.running_turn_id)
+        return chat
 
     def cell_executor(self) -> CellExecutor:
-        """How a RunCell call runs now: headless, in this kernel's namespace. (The notebook's
-        path, a visible cell, plugs in here; a blocking turn must stay headless: the notebook
-        cannot run a cell while the ``--wait`` cell holds the kernel.)"""
+        """How a RunCell call runs now: as a visible cell of the notebook when a page has this
+        kernel's notebook open and no ``--wait`` cell holds the kernel (``notebook_executor``),
+        else headless, in this kernel's namespace."""
         from zengine_jupyter.kernel._headless import HeadlessExecutor
+        from zengine_jupyter.kernel._notebook_run import notebook_executor
 
-        return HeadlessExecutor(lambda: self.shell)
+        return notebook_executor(self) or HeadlessExecutor(lambda: self.shell)
 
     async def _trust_command(self, session: Session, args: str) -> CommandResult:
         """``/trust`` in this kernel: :meth:`trust`, as the status widget and panel buttons."""
@@ -410,6 +425,12 @@ async def _submit(session: Session, text: str, widget: TurnWidget) -> TurnOutcom
 async def _reload(session: Session) -> None:
     with contextlib.suppress(Exception):
         await session.reload_settings()
+
+
+def _live_registry() -> LiveRegistry:
+    from zengine_jupyter.kernel._live_docs import LiveRegistry
+
+    return LiveRegistry()
 
 
 def _result(outcome: TurnOutcome, session: Session) -> TurnResult:

@@ -28,7 +28,7 @@ if TYPE_CHECKING:
 
     from zengine_jupyter.kernel._comm import PanelComm
     from zengine_jupyter.kernel._controller import _Chat
-    from zengine_jupyter.protocol import McpServerStatus, Reply
+    from zengine_jupyter.protocol import CodeRestore, McpServerStatus, Reply
 
 __all__ = ["answer_later", "answer_now", "failure", "parse_request", "validation_problems"]
 
@@ -122,6 +122,13 @@ def answer_now(view: PanelComm, request: Any) -> Reply | None:
             "this question was already answered or its turn has ended",
             hint="the chat's events show what happened to the call",
         )
+    if request.kind == "open_documents":
+        view.controller.live.report(view, request)
+        return _ok(request.id)
+    if request.kind == "doc_answer":
+        if view.controller.live.answer(request):
+            return _ok(request.id)
+        return _failed(request.id, "no such document request is waiting (it timed out?)")
     return None
 
 
@@ -201,9 +208,43 @@ async def _rewind(view: PanelComm, request: Any) -> Reply:
         return _failed(request.id, "there is no chat to rewind in this kernel yet",
                        hint="send a message first, or subscribe to a chat")  # fmt: skip
     scope = request.scope
-    result = await rewind(chat.session, request.turn_id, code=scope in ("code", "both"),
+    code = scope in ("code", "both")
+    dropped = _turns_from(chat, request.turn_id)
+    result = await rewind(chat.session, request.turn_id, code=code,
                           conversation=scope in ("conversation", "both"))  # fmt: skip
-    return _ok(request.id, restore=result.code, text=describe_rewind(result))
+    restore, text = result.code, describe_rewind(result)
+    if code:
+        restore, live = await _rewind_live(view, chat, dropped, restore)
+        if live:
+            text += "\nOpen notebooks put back as they were: " + ", ".join(live)
+    return _ok(request.id, restore=restore, text=text)
+
+
+def _turns_from(chat: _Chat, turn_id: str) -> list[str]:
+    """The chat's turns from ``turn_id`` on (what a rewind to it drops)."""
+    turns = [r.turn_id for r in chat.session.writer.state().transcript
+             if r.kind == "turn_start"]  # fmt: skip
+    return turns[turns.index(turn_id) :] if turn_id in turns else []
+
+
+async def _rewind_live(
+    view: PanelComm, chat: _Chat, dropped: list[str], restore: CodeRestore | None
+) -> tuple[CodeRestore | None, list[str]]:
+    """Open notebooks those turns edited live get their cells back in the page (which asks
+    first when they have unsaved changes); the page does not also reload them from disk."""
+    import os
+    from pathlib import Path
+
+    live = await view.controller.live.rewind(dropped)
+    if restore is None or not live:
+        return restore, live
+    done = {Path(p) for p in live}
+
+    def keep(files: list[str]) -> list[str]:
+        return [f for f in files if Path(os.path.realpath(chat.session.root / f)) not in done]
+
+    return restore.model_copy(update={"restored": keep(restore.restored),
+                                      "removed": keep(restore.removed)}), live  # fmt: skip
 
 
 async def _trust(view: PanelComm, request: Any) -> Reply:
@@ -292,4 +333,6 @@ _HANDLERS: dict[str, Callable[[PanelComm, Any], Awaitable[Reply]]] = {
     "list_commands": _list_commands,
     **dict.fromkeys(_SETUP_KINDS, _setup),
 }
-_KINDS = frozenset({*_HANDLERS, "hello", "interrupt", "approval_answer"})
+_KINDS = frozenset(
+    {*_HANDLERS, "hello", "interrupt", "approval_answer", "open_documents", "doc_answer"}
+)

@@ -107,6 +107,13 @@ if TYPE_CHECKING:
     from zengine_jupyter.protocol._lazy import (
         lazy_exports,
     )
+    from zengine_jupyter.protocol._live import (
+        DocAnswer,
+        DocEdit,
+        DocRequest,
+        OpenDocuments,
+        OpenNotebook,
+    )
     from zengine_jupyter.protocol._llm import (
         Effort,
         ErrorEvent,
@@ -328,6 +335,9 @@ __all__ = [
     "ContextTooLongError",
     "CostCapReachedError",
     "CostUpdated",
+    "DocAnswer",
+    "DocEdit",
+    "DocRequest",
     "DoctorReport",
     "Effort",
     "EngineError",
@@ -373,6 +383,8 @@ __all__ = [
     "NotAvailableError",
     "NotStored",
     "Notice",
+    "OpenDocuments",
+    "OpenNotebook",
     "OtherChatEdits",
     "PanelRequest",
     "PathError",
@@ -555,6 +567,9 @@ __getattr__, __dir__ = _lazy_exports(
         "ContextTooLongError": "_errors",
         "CostCapReachedError": "_errors",
         "CostUpdated": "_events",
+        "DocAnswer": "_live",
+        "DocEdit": "_live",
+        "DocRequest": "_live",
         "DoctorReport": "_status",
         "Effort": "_llm",
         "EngineError": "_events",
@@ -600,6 +615,8 @@ __getattr__, __dir__ = _lazy_exports(
         "NotAvailableError": "_errors",
         "NotStored": "_checkpoint",
         "Notice": "_events",
+        "OpenDocuments": "_live",
+        "OpenNotebook": "_live",
         "OtherChatEdits": "_checkpoint",
         "PanelRequest": "_wire",
         "PathError": "_errors",

@@ -21,6 +21,11 @@ The conversation::
                                          <-  reply {id, ok, turn_id}
     approval_answer {id, request_id, decision} ->
                                          <-  reply {id, ok}             (other views get events)
+    open_documents {id, frontend, notebooks} ->   (live notebooks: ``protocol/_live.py``)
+                                         <-  reply {id, ok}
+                                         <-  doc_request {id, action, path, ...}
+    doc_answer {id, request_id, ok, notebook?} ->
+                                         <-  reply {id, ok}
 
 A ``snapshot`` is the chat's log as :data:`~zengine_jupyter.protocol.LogRecord` s, so a panel
 that reconnects (kernel restart, notebook switch, a :class:`~zengine_jupyter.protocol.Resync`
@@ -40,6 +45,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from zengine_jupyter.protocol._checkpoint import CodeRestore
 from zengine_jupyter.protocol._events import ApprovalDecision, ApprovalRequest, EngineEvent
+from zengine_jupyter.protocol._live import DocAnswer, DocRequest, OpenDocuments
 from zengine_jupyter.protocol._mcp import McpServerStatus
 from zengine_jupyter.protocol._records import LogRecord
 from zengine_jupyter.protocol._sessions import SessionMeta
@@ -201,7 +207,9 @@ PanelRequest = Annotated[
     | SetupModelsRequest
     | SetupKeyRequest
     | SetupTestRequest
-    | SetupSaveRequest,
+    | SetupSaveRequest
+    | OpenDocuments
+    | DocAnswer,
     Field(discriminator="kind"),
 ]
 """Everything the panel may send; tagged by ``kind``, each with an ``id``."""
@@ -291,7 +299,7 @@ class Reply(_Wire):
 
 
 KernelMessage = Annotated[
-    HelloMessage | EventMessage | Snapshot | Reply,
+    HelloMessage | EventMessage | Snapshot | Reply | DocRequest,
     Field(discriminator="kind"),
 ]
 """Everything the kernel may send on the comm; tagged by ``kind``."""

@@ -34,6 +34,7 @@ __all__ = [
     "CHROMIUM_ARGS",
     "LabServer",
     "chromium_page",
+    "collaboration_env",
     "launch_chromium",
     "running_lab",
     "write_notebook",
@@ -90,9 +91,12 @@ def running_lab(
     timeout: float = 90.0,
     *,
     app: App = "jupyterlab",
+    collaborative: bool = False,
 ) -> Iterator[LabServer]:
     """Start JupyterLab (``app="notebook"``: Notebook 7) serving ``root``; ``state`` holds its
-    settings, workspaces and log."""
+    settings, workspaces and log. Real-time collaboration stays off unless ``collaborative``
+    (with jupyter-collaboration importable: see :func:`collaboration_env`), so installing it
+    changes no other browser test."""
     port = free_port()
     token = secrets.token_hex(16)
     settings = state / "user-settings"
@@ -109,7 +113,11 @@ def running_lab(
         f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={root}",
         f"--{cls}.user_settings_dir={settings}", f"--{cls}.workspaces_dir={state / 'workspaces'}",
         f"--{cls}.expose_app_in_browser=True",
+        f"--YDocExtension.disable_rtc={not collaborative}",
     ]  # fmt: skip
+    if collaborative:  # its shared documents' store, else .jupyter_ystore.db in the cwd
+        argv += [f"--SQLiteYStore.db_path={state / 'ystore.db'}",
+                 f"--BaseFileIdManager.db_path={state / 'file_id.db'}"]  # fmt: skip
     with log.open("wb") as out:
         process = subprocess.Popen(  # a long-lived server: host.run is for bounded commands
             argv,
@@ -125,6 +133,33 @@ def running_lab(
         yield server
     finally:
         _stop(process)
+
+
+def collaboration_env() -> dict[str, str] | None:
+    """The environment a lab needs to load jupyter-collaboration: {} when it is installed
+    beside JupyterLab; the paths of a private prefix (``ZENGINE_COLLAB_PREFIX``, else
+    ``.collab`` at the repository root, made by ``pip install --prefix .collab
+    jupyter-collaboration``) so the shared environment keeps RTC out; None when neither."""
+    import importlib.util
+    from pathlib import Path
+
+    if importlib.util.find_spec("jupyter_collaboration") is not None:
+        return {}
+    repo = Path(__file__).resolve().parents[2]
+    prefix = Path(os.environ.get("ZENGINE_COLLAB_PREFIX") or repo / ".collab")
+    version = f"python{sys.version_info.major}.{sys.version_info.minor}"
+    site = prefix / "lib" / version / "site-packages"
+    if not (site / "jupyter_collaboration").is_dir():
+        return None
+
+    def joined(name: str, first: Path) -> str:
+        return os.pathsep.join(p for p in (str(first), os.environ.get(name, "")) if p)
+
+    return {
+        "PYTHONPATH": joined("PYTHONPATH", site),
+        "JUPYTER_PATH": joined("JUPYTER_PATH", prefix / "share" / "jupyter"),
+        "JUPYTER_CONFIG_PATH": joined("JUPYTER_CONFIG_PATH", prefix / "etc" / "jupyter"),
+    }
 
 
 def _wait_ready(server: LabServer, process: subprocess.Popen[bytes], timeout: float) -> None:

@@ -3,7 +3,7 @@
 The engine calls these; nothing here decides when to run what on its own.
 """
 
-from zengine_jupyter.verify._assess import assess, is_fresh, latest_records
+from zengine_jupyter.verify._assess import assess, is_fresh, latest_records, unsaved_notebooks
 from zengine_jupyter.verify._modes import (
     DEFAULT_MAX_CONTINUATIONS,
     StopAction,
@@ -47,4 +47,5 @@ __all__ = [
     "resolve_invocation",
     "run_check",
     "select_checks",
+    "unsaved_notebooks",
 ]

@@ -27,7 +27,7 @@ from zengine_jupyter.protocol import (
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
-__all__ = ["assess", "is_fresh", "latest_records"]
+__all__ = ["assess", "is_fresh", "latest_records", "unsaved_notebooks"]
 
 
 def latest_records(records: Iterable[CheckRecord]) -> dict[str, CheckRecord]:
@@ -86,3 +86,16 @@ def assess(
     else:
         reason = f"only lint and format checks ran since the change ({_names(fresh)})"
     return VerificationOutcome(badge=Badge.UNVERIFIED, records=latest, reason=reason)
+
+
+def unsaved_notebooks(outcome: VerificationOutcome, unsaved: list[str]) -> VerificationOutcome:
+    """Checks read files: a notebook the agent changed that is open with unsaved changes was
+    not what they verified. A Verified badge becomes Unverified, naming it; others say so."""
+    if not unsaved or outcome.badge in (Badge.NOT_APPLICABLE, Badge.FAILED):
+        return outcome
+    names = ", ".join(unsaved)
+    why = (f"{names} {'is' if len(unsaved) == 1 else 'are'} open in JupyterLab with unsaved "
+           "changes, and checks read the saved file: save, then /verify")  # fmt: skip
+    if outcome.badge is Badge.VERIFIED:
+        return VerificationOutcome(badge=Badge.UNVERIFIED, records=outcome.records, reason=why)
+    return outcome.model_copy(update={"reason": f"{outcome.reason}; {why}"})

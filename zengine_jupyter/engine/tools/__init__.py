@@ -14,6 +14,7 @@ from zengine_jupyter.engine.tools._base import (
 )
 from zengine_jupyter.engine.tools._bash import BashOutputTool, BashTool, KillShellTool
 from zengine_jupyter.engine.tools._files import EditTool, ReadTool, ReadTracker, WriteTool
+from zengine_jupyter.engine.tools._live import LiveDocuments, LiveState
 from zengine_jupyter.engine.tools._notebook_edit import NotebookEditTool
 from zengine_jupyter.engine.tools._read_check import GateReads
 from zengine_jupyter.engine.tools._search import GlobTool, GrepTool
@@ -28,6 +29,8 @@ __all__ = [
     "GlobTool",
     "GrepTool",
     "KillShellTool",
+    "LiveDocuments",
+    "LiveState",
     "NotebookEditTool",
     "ReadTool",
     "ReadTracker",

@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
     from zengine_jupyter.engine.tools._files import ReadTracker
+    from zengine_jupyter.engine.tools._live import LiveDocuments
     from zengine_jupyter.engine.tools._shells import ShellRunner
 
 __all__ = [
@@ -95,6 +96,9 @@ class ToolContext:
     read_decision: Callable[[Path], str] | None = None
     """What the permission gate would do with a Read of a path ("allow", "ask" or "deny"):
     Glob and Grep show only files it allows. None (no gate): only the project's own files."""
+    live: LiveDocuments | None = None
+    """Notebooks open in a frontend (set by the kernel frontend): NotebookEdit and Read use
+    the open document; None: files only."""
 
     def resolve(self, raw: str) -> Path:
         """A path the model gave, through the one resolver (``host._paths.resolve_path``):

@@ -24,6 +24,7 @@ from zengine_jupyter.engine.tools._base import (
     in_thread,
 )
 from zengine_jupyter.engine.tools._lines import DEFAULT_LINES, MAX_LINE_CHARS, numbered_lines
+from zengine_jupyter.engine.tools._live import notebook_text, refuse_unsaved
 from zengine_jupyter.engine.tools._notebook_view import render_notebook
 from zengine_jupyter.host import Directories
 from zengine_jupyter.protocol import ToolError
@@ -116,6 +117,11 @@ class ReadTool(Tool[ReadInput]):
 
     async def run(self, args: ReadInput, ctx: ToolContext) -> ToolOutput:
         target = ctx.target(args, args.path)
+        if target.path.suffix == ".ipynb" and ctx.live is not None:
+            notebook = await ctx.live.read(target.path)
+            if notebook is not None:  # open in a page: what the user sees, unsaved edits too
+                text = render_notebook(notebook_text(notebook), target.path.name)
+                return ToolOutput(f"{text}\n(open in JupyterLab: the live document)")
         text, stamp = await in_thread(_read, target, args.offset, args.limit)
         ctx.reads.record(target.path, stamp)
         return ToolOutput(text)
@@ -166,6 +172,7 @@ class WriteTool(Tool[WriteInput]):
 
     async def run(self, args: WriteInput, ctx: ToolContext) -> ToolOutput:
         target = ctx.target(args, args.path)
+        refuse_unsaved(ctx.live, target.path, target.shown)
         data = encode_text(args.content)
         before, stamp = await in_thread(_write, target, data, ctx.reads)
         ctx.reads.record(target.path, stamp)
@@ -227,6 +234,7 @@ class EditTool(Tool[EditInput]):
 
     async def run(self, args: EditInput, ctx: ToolContext) -> ToolOutput:
         target = ctx.target(args, args.path)
+        refuse_unsaved(ctx.live, target.path, target.shown)
         before, after, count, stamp = await in_thread(_edit, target, args, ctx.reads)
         ctx.reads.record(target.path, stamp)
         shown = target.shown

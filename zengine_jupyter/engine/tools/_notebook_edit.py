@@ -1,8 +1,11 @@
-"""NotebookEdit: insert, replace or delete one cell, keeping the notebook valid."""
+"""NotebookEdit: insert, replace, delete or move one cell (or change its type), keeping the
+notebook valid. A notebook open in a page (``ToolContext.live``) is edited there, in the open
+document; otherwise the file is."""
 
 from __future__ import annotations
 
 import hashlib
+import json
 from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import Field
@@ -24,13 +27,15 @@ from zengine_jupyter.engine.tools._files import (
     read_text,
     unified_diff,
 )
+from zengine_jupyter.engine.tools._live import notebook_text
 from zengine_jupyter.engine.tools._notebook_view import load_notebook
 from zengine_jupyter.host import Directories
-from zengine_jupyter.protocol import ToolError
+from zengine_jupyter.protocol import DocEdit, ToolError
 
 if TYPE_CHECKING:
     from pathlib import Path
 
+    from zengine_jupyter.engine.tools._live import LiveDocuments
     from zengine_jupyter.host import ResolvedPath
 
 __all__ = ["NotebookEditTool"]
@@ -38,9 +43,11 @@ __all__ = ["NotebookEditTool"]
 
 class NotebookEditInput(ToolInput):
     path: PathText = Field(description="The .ipynb file (Read it first).")
-    mode: Literal["replace", "insert", "delete"] = "replace"
+    mode: Literal["replace", "insert", "delete", "move"] = "replace"
     cell_id: str | None = Field(None, description="Id of the cell to change (from Read).")
-    index: int | None = Field(None, ge=0, description="Cell position, when no id is given.")
+    index: int | None = Field(
+        None, ge=0, description="Cell position when no id is given; move: the new position."
+    )
     cell_type: Literal["code", "markdown", "raw"] | None = Field(
         None, description="Type of an inserted cell, or a new type for a replaced one."
     )
@@ -51,8 +58,10 @@ class NotebookEditTool(Tool[NotebookEditInput]):
     name = "NotebookEdit"
     kind = "edit"
     description = (
-        "Change one cell of a Jupyter notebook: replace its source, insert a new cell after "
-        "it (or at index), or delete it. Identify the cell by the id Read shows."
+        "Change one cell of a Jupyter notebook: replace its source (cell_type changes its "
+        "type), insert a new cell after it (or at index), delete it, or move it to index. "
+        "Identify the cell by the id Read shows. A notebook open in JupyterLab is edited in "
+        "the open document (the user sees the cells appear; their unsaved work stays)."
     )
     Input = NotebookEditInput
 
@@ -64,10 +73,14 @@ class NotebookEditTool(Tool[NotebookEditInput]):
         if target.path.suffix != ".ipynb":
             return None
         try:
-            before = await in_thread(current_text, target)
+            notebook = await ctx.live.read(target.path) if ctx.live is not None else None
+            if notebook is not None:
+                before = await in_thread(notebook_text, notebook)
+            else:
+                before = await in_thread(current_text, target)
             if before is None:
                 return None
-            after, _summary = await in_thread(_edit, before, target.path.name, args)
+            after, _summary, _change = await in_thread(_edit, before, target.path.name, args)
         except ToolError:
             return None
         return unified_diff(target.shown, before, after)
@@ -77,6 +90,10 @@ class NotebookEditTool(Tool[NotebookEditInput]):
         shown = target.shown
         if target.path.suffix != ".ipynb":
             raise ToolError(f"{shown} is not a notebook: use Edit for other files")
+        if ctx.live is not None:
+            done = await _edit_live(ctx.live, target, args)
+            if done is not None:
+                return done
         before, after, summary, stamp = await in_thread(_rewrite, target, args, ctx.reads)
         ctx.reads.record(target.path, stamp)
         return ToolOutput(
@@ -84,6 +101,25 @@ class NotebookEditTool(Tool[NotebookEditInput]):
             changed_paths=(target.path,),
             diff=unified_diff(shown, before, after),
         )
+
+
+async def _edit_live(
+    live: LiveDocuments, target: ResolvedPath, args: NotebookEditInput
+) -> ToolOutput | None:
+    """The edit made in the open document; None when no page has the notebook open."""
+    notebook = await live.read(target.path)
+    if notebook is None:
+        return None
+    before = await in_thread(notebook_text, notebook)
+    after, summary, change = await in_thread(_edit, before, target.path.name, args)
+    if await live.edit(target.path, change) is None:
+        return None  # closed meanwhile: the file it is
+    shown = target.shown
+    return ToolOutput(
+        f"{summary} in {shown} (in the notebook open in JupyterLab; not saved yet)",
+        changed_paths=(target.path,),
+        diff=unified_diff(shown, before, after),
+    )
 
 
 def _rewrite(
@@ -94,12 +130,13 @@ def _rewrite(
         current = existing_file(dirs, target, missing=": create notebooks with Write")
         reads.require_fresh(target.path, target.shown, current)
         before = read_text(dirs, target)
-        after, summary = _edit(before, target.path.name, args)
+        after, summary, _change = _edit(before, target.path.name, args)
         written = dirs.write_bytes(target.path, encode_text(after))
     return before, after, summary, FileStamp.of_stat(written)
 
 
-def _edit(before: str, name: str, args: NotebookEditInput) -> tuple[str, str]:
+def _edit(before: str, name: str, args: NotebookEditInput) -> tuple[str, str, DocEdit]:
+    """The notebook's text after the edit, a summary, and the edit as a page applies it."""
     import nbformat  # seconds to import (jsonschema): only when a notebook is edited
 
     nb = load_notebook(before, name)
@@ -112,11 +149,23 @@ def _edit(before: str, name: str, args: NotebookEditInput) -> tuple[str, str]:
         cell.id = _stable_id(before, args)  # the preview's diff names the same id
         nb.cells.insert(at, cell)
         summary = f"Inserted {cell.cell_type} cell {at} (id={cell.id})"
+        change = DocEdit(op="insert", index=at, cell_id=cell.id, cell=_plain(cell))
+    elif args.mode == "move":
+        position = _by_id(nb, args.cell_id) if args.cell_id is not None else None
+        if position is None or args.index is None:
+            raise ToolError("move needs cell_id (from Read) and index (the new position)")
+        to = min(args.index, len(nb.cells) - 1)
+        moved = nb.cells.pop(position)
+        nb.cells.insert(to, moved)
+        summary = f"Moved cell {position} to {to} (id={moved.get('id')})"
+        change = DocEdit(op="move", index=position, cell_id=str(moved.get("id")), to_index=to)
     else:
         position = _target(nb, args)
+        cell_id = str(nb.cells[position].get("id"))
         if args.mode == "delete":
-            removed = nb.cells.pop(position)
-            summary = f"Deleted cell {position} (id={removed.get('id')})"
+            nb.cells.pop(position)
+            summary = f"Deleted cell {position} (id={cell_id})"
+            change = DocEdit(op="delete", index=position, cell_id=cell_id)
         else:
             old = nb.cells[position]
             if args.cell_type and args.cell_type != old.cell_type:
@@ -127,12 +176,21 @@ def _edit(before: str, name: str, args: NotebookEditInput) -> tuple[str, str]:
                 old.source = args.source
                 if old.cell_type == "code":
                     old.outputs, old.execution_count = [], None
-            summary = f"Replaced cell {position} (id={nb.cells[position].get('id')})"
+            summary = f"Replaced cell {position} (id={cell_id})"
+            change = DocEdit(
+                op="replace", index=position, cell_id=cell_id, cell=_plain(nb.cells[position])
+            )
     try:
         nbformat.validate(nb)
     except nbformat.ValidationError as exc:
         raise ToolError(f"the edit would make the notebook invalid: {exc.message}") from None
-    return nbformat.writes(nb) + "\n", summary
+    return nbformat.writes(nb) + "\n", summary, change
+
+
+def _plain(cell: Any) -> dict[str, Any]:
+    """A cell as plain JSON data (nbformat's nodes are dict subclasses)."""
+    plain: dict[str, Any] = json.loads(json.dumps(cell))
+    return plain
 
 
 def _stable_id(before: str, args: NotebookEditInput) -> str:

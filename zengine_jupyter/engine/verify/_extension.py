@@ -28,6 +28,7 @@ from zengine_jupyter.verify import (
     assess,
     decide_stop,
     select_checks,
+    unsaved_notebooks,
 )
 
 if TYPE_CHECKING:
@@ -167,8 +168,20 @@ class VerificationExtension(SessionExtension):
         )
 
     def _assess(self, fingerprint: str) -> VerificationOutcome:
-        return assess(self.state.records, fingerprint=fingerprint,
-                      changed_files=self._changed(fingerprint), mode=self.mode)  # fmt: skip
+        outcome = assess(self.state.records, fingerprint=fingerprint,
+                         changed_files=self._changed(fingerprint), mode=self.mode)  # fmt: skip
+        return unsaved_notebooks(outcome, self._unsaved())
+
+    def _unsaved(self) -> list[str]:
+        """Notebooks this turn changed that a page has open with unsaved changes (the agent's
+        live edits): the checks verified their saved files, not what the user sees."""
+        assert self.session is not None
+        live = self.session.ctx.live
+        if live is None:
+            return []
+        root = self.session.root
+        return [p for p in sorted(self.turn.paths)
+                if p.endswith(".ipynb") and live.state(root / p) == "unsaved"]  # fmt: skip
 
     async def badge_now(self) -> VerificationOutcome:
         assert self.session is not None
