@@ -10,12 +10,15 @@ export const COMM_TARGET = 'zengine';
 
 export type PanelRequest =
   | ApprovalAnswer
+  | ChatOptionsRequest
   | CommandRequest
+  | DeleteSessionRequest
   | HelloRequest
   | InterruptRequest
   | ListCommandsRequest
   | ListSessionsRequest
   | McpStatusRequest
+  | RenameSessionRequest
   | RewindRequest
   | SetupFindLocal
   | SetupKeyRequest
@@ -153,6 +156,33 @@ export interface ApprovalRequested {
 }
 
 /**
+ * The input footer's state for one chat (or a chat not opened yet).
+ */
+export interface ChatOptions {
+  session_id?: string | null;
+  model: string;
+  models: string[];
+  models_note: string;
+  mode: 'default' | 'accept_edits' | 'plan' | 'bypass';
+  modes: ('default' | 'accept_edits' | 'plan' | 'bypass')[];
+  modes_note?: string | null;
+  cost_usd?: number;
+  unpriced?: boolean;
+  provider: ProviderState;
+}
+
+/**
+ * The input footer's choices for a chat (its id, else the followed or current chat, else
+ * what a new chat would use); answered in ``Reply.options``.
+ */
+export interface ChatOptionsRequest {
+  v: 1;
+  id: string;
+  kind: 'chat_options';
+  session_id?: string | null;
+}
+
+/**
  * One verification check that ran: the evidence the badge is read from.
  */
 export interface CheckLogRecord {
@@ -265,6 +295,16 @@ export interface CostUpdated {
   kind: 'cost_updated';
   turn_usd: number | null;
   session_usd: number | null;
+}
+
+/**
+ * Delete a chat of the project: its log moves to the trash, its checkpoints stay.
+ */
+export interface DeleteSessionRequest {
+  v: 1;
+  id: string;
+  kind: 'delete_session';
+  session_id: string;
 }
 
 export interface EngineError {
@@ -455,6 +495,10 @@ export interface PlanRecord {
   repair?: boolean;
 }
 
+/**
+ * The provider did not answer (busy, overloaded, down): attempt ``attempt`` of
+ * ``attempts`` starts in ``wait_s`` seconds (the views count it down).
+ */
 export interface ProviderBusy {
   session_id: string;
   turn_id?: string | null;
@@ -462,6 +506,21 @@ export interface ProviderBusy {
   attempt: number;
   wait_s: number;
   message: string;
+  attempts?: number | null;
+  provider?: string | null;
+  model?: string | null;
+  reason?: string | null;
+}
+
+/**
+ * Where a chat's answers come from, in words for an empty or error state.
+ */
+export interface ProviderState {
+  kind: 'live' | 'local' | 'replay' | 'unconfigured';
+  provider?: string | null;
+  text: string;
+  hint?: string | null;
+  cassette?: string | null;
 }
 
 /**
@@ -486,6 +545,17 @@ export interface RecordedToolCall {
   id: string;
   name: string;
   input?: { [key: string]: unknown };
+}
+
+/**
+ * Rename a chat of the project (open in this kernel or not).
+ */
+export interface RenameSessionRequest {
+  v: 1;
+  id: string;
+  kind: 'rename_session';
+  session_id: string;
+  title: string;
 }
 
 /**
@@ -514,6 +584,7 @@ export interface Reply {
   commands?: SlashCommand[] | null;
   restore?: CodeRestore | null;
   setup?: SetupAnswer | null;
+  options?: ChatOptions | null;
 }
 
 /**

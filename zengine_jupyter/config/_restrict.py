@@ -50,6 +50,7 @@ WITHHELD: tuple[Path_, ...] = (
 CAPPED: tuple[Path_, ...] = (
     ("agents", "session_cost_cap_usd"),
     ("verification", "max_continuations"),
+    ("permissions", "allow_bypass"),  # false < true: a project may turn bypass off, not on
 )
 """Limits an untrusted project may lower but not raise (``None`` means no limit)."""
 
