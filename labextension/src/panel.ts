@@ -14,6 +14,8 @@ import { ConnectionState, KernelBinding } from './binding';
 import { ChatView, noticeText } from './ui/chat';
 import { ConnectError, Connection, RequestBody } from './connection';
 import { el } from './ui/dom';
+import { ChatFooter, Pick } from './ui/footer';
+import { ChatStates } from './ui/states';
 import { InputBox, Typed } from './input';
 import { McpView } from './mcp';
 import { CodeRestore, KernelMessage, Reply, WIRE_VERSION } from './protocol';
@@ -69,7 +71,10 @@ export class ZenginePanel extends Widget {
       header,
       el('div', 'jp-zengine-setup-area', null, this.node),
       body => this._request(body),
-      text => this._chat.line('notice', text)
+      text => {
+        this._chat.line('notice', text);
+        void this._loadOptions();
+      }
     );
     this._trust = new TrustBanner(
       el('div', 'jp-zengine-trust-host', null, this.node),
@@ -83,13 +88,32 @@ export class ZenginePanel extends Widget {
         this._request({ kind: 'approval_answer', request_id: request.id, decision }),
       rewind: (turnId, scope) => this._rewind(turnId, scope)
     });
+    this._states = new ChatStates(this.node, {
+      setup: {
+        label: 'Set up a model',
+        aria: 'Open the model setup view',
+        run: () => void this._setup.open('')
+      }
+    });
     const drawers = el('div', 'jp-zengine-drawers', null, this.node);
     this._sessions = new SessionsView(drawers, {
       list: () => this._request({ kind: 'list_sessions' }),
-      resume: sessionId => void this._subscribe(sessionId)
+      resume: sessionId => void this._subscribe(sessionId),
+      rename: (session_id, title) => this._request({ kind: 'rename_session', session_id, title }),
+      remove: session_id => this._request({ kind: 'delete_session', session_id })
     });
     new McpView(drawers, () => this._request({ kind: 'mcp_status' }));
-    this._input = new InputBox(this.node, typed => void this._send(typed));
+    this._input = new InputBox(
+      this.node,
+      typed => void this._send(typed),
+      form => {
+        this._footer = new ChatFooter(form, {
+          choose: pick => this._choose(pick),
+          stop: () => void this._interrupt()
+        });
+        return this._footer.row;
+      }
+    );
 
     this._binding = new KernelBinding(options.tracker, {
       notebook: path => (this._notebook.textContent = path),
@@ -192,8 +216,33 @@ export class ZenginePanel extends Widget {
     const meta = reply.sessions?.find(m => m.id === session);
     if (meta && session === this._sessionId) {
       this._bar.setChat(meta.cost_usd, meta.title);
+      this._footer.setCost(meta.cost_usd, (meta.unpriced_requests ?? 0) > 0);
       this._chat.setModel(meta.model); // the agent's next messages name it
     }
+  }
+
+  /** The footer's model and mode choices and the provider's state (empty states). */
+  private async _loadOptions(): Promise<void> {
+    const session = this._sessionId;
+    const reply = await this._request({ kind: 'chat_options', session_id: session });
+    if (session !== this._sessionId || !reply.ok || !reply.options) {
+      return;
+    }
+    this._footer.setOptions(reply.options);
+    this._footer.setRunning(this._bar.running);
+    this._states.setProvider(reply.options.provider);
+    this.node.dataset.provider = reply.options.provider.kind;
+  }
+
+  /** A model or mode from the footer: the slash command's path (the log records it). */
+  private async _choose(pick: Pick): Promise<boolean> {
+    const reply = await this._command(pick.kind, pick.value);
+    this._report(reply, `/${pick.kind} ${pick.value}`);
+    if (reply.ok && reply.text) {
+      this._chat.line('notice', noticeText(pick.kind, reply.text));
+    }
+    await this._loadOptions();
+    return reply.ok;
   }
 
   /** The input box's completions: the chat's commands (MCP prompts appear once it opens). */
@@ -244,6 +293,10 @@ export class ZenginePanel extends Widget {
         this.node.dataset.sessionId = message.session_id;
         this._sessions.current = this._sessionId;
         this._chat.reset(message);
+        this._states.clearDown();
+        this._footer.resetCost();
+        this._footer.setRunning(Boolean(message.running_turn_id));
+        void this._loadOptions();
         void this._loadCommands();
         void this._loadMeta();
         void this._applySettings();
@@ -259,8 +312,14 @@ export class ZenginePanel extends Widget {
           this._trust.clear(); // trusted from here or from another view of the folder
         }
         this._chat.apply(message.event);
+        this._states.apply(message.event);
+        this._footer.setRunning(this._bar.running);
+        if (message.event.kind === 'cost_updated' && message.event.session_usd !== null) {
+          this._footer.setCost(message.event.session_usd ?? null);
+        }
         if (message.event.kind === 'turn_ended') {
           void this._applySettings(); // changed while the turn ran
+          void this._loadOptions();
         }
         return;
       case 'reply':
@@ -289,6 +348,7 @@ export class ZenginePanel extends Widget {
       if (reply.ok && reply.text) {
         this._chat.markdown('command-output', reply.text);
       }
+      void this._loadOptions(); // /model, /mode, /trust ... may have changed them
       return;
     }
     const reply = await this._request({ kind: 'submit', text: typed.text, session_id });
@@ -403,4 +463,6 @@ export class ZenginePanel extends Widget {
   private _chat: ChatView;
   private _sessions: SessionsView;
   private _input: InputBox;
+  private _states: ChatStates;
+  private _footer!: ChatFooter;
 }
