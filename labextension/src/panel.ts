@@ -239,7 +239,7 @@ export class ZenginePanel extends Widget {
     const reply = await this._command(pick.kind, pick.value);
     this._report(reply, `/${pick.kind} ${pick.value}`);
     if (reply.ok && reply.text) {
-      this._chat.line('notice', noticeText(pick.kind, reply.text));
+      this._chat.line('notice', reply.text); // "model: X", "mode: plan"
     }
     await this._loadOptions();
     return reply.ok;
