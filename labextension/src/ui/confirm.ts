@@ -47,6 +47,7 @@ export function confirmInline(parent: HTMLElement, words: IConfirm): Promise<boo
         done(false);
       }
     });
+    box.scrollIntoView?.({ block: 'nearest' }); // the chats list scrolls: show it whole
     cancel.focus();
   });
 }
