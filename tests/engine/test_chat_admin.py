@@ -126,8 +126,8 @@ async def test_options_list_the_catalog_models_and_bypass_only_when_allowed(
             refused = await session.commands["mode"](session, "bypass")
             assert "bypass is off" in refused.text
             assert session.mode == "default"
-            await session.commands["mode"](session, "plan")
-            assert session.mode == "plan"
+            chosen = await session.commands["mode"](session, "plan")
+            assert chosen.text == "mode: plan"
             modes = [r.mode for r in session.writer.state().transcript
                      if isinstance(r, ModeChangeRecord)]  # fmt: skip
             assert modes == ["plan"]

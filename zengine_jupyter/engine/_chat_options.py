@@ -11,7 +11,7 @@ obeys too). Changing either is ``/model`` or ``/mode``: the log records it.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 from zengine_jupyter.config import PERMISSION_MODES, aload_settings
 from zengine_jupyter.engine._setup import _provider_of, setup_models, setup_state
@@ -26,6 +26,8 @@ if TYPE_CHECKING:
     from zengine_jupyter.engine._session import Session
 
 __all__ = ["BYPASS_OFF", "allowed_modes", "chat_options"]
+
+Reach = Literal["live", "local"]
 
 BYPASS_OFF = "bypass is off here: permissions.allow_bypass = false in your settings"
 SETUP_HINT = (
@@ -74,7 +76,7 @@ def _state_of(session: Session) -> tuple[str, ProviderState]:
         )
     if isinstance(client, ProviderClient):
         endpoint = client.adapter.endpoint
-        kind = "local" if endpoint.local else "live"
+        kind: Reach = "local" if endpoint.local else "live"
         return client.models[0], ProviderState(
             kind=kind, provider=endpoint.host, text=f"{client.models[0]} at {endpoint.host}"
         )
@@ -91,7 +93,7 @@ async def _state_without_chat(root: Path) -> tuple[str, ProviderState]:
         return "", ProviderState(kind="unconfigured", text=text, hint=SETUP_HINT)
     host = current.key.host if current.key else None
     local = current.provider == "local" or (current.key is not None and not current.key.needed)
-    kind = "local" if local else "live"
+    kind: Reach = "local" if local else "live"
     model = current.model or ""
     where = f" at {host}" if host else ""
     return model, ProviderState(kind=kind, provider=host, text=f"{model}{where}")
