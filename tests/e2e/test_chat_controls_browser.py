@@ -129,19 +129,29 @@ def _theme(page: Any, dark: bool) -> None:
     page.wait_for_selector("#jupyterlab-splash", state="detached")
 
 
+# Give the right sidebar (the panel) ``width`` px through JupyterLab's own split panel, so the
+# panel really is that wide (setting the panel's own width would only clip it at the sidebar).
+_SIDEBAR = """width => {
+  const split = window.jupyterapp.shell._hsplitPanel;
+  const total = split.node.getBoundingClientRect().width;
+  const left = split.widgets[0].node.getBoundingClientRect().width;
+  split.setRelativeSizes([left, Math.max(total - left - width, 100), width]);
+}"""
+
+
 def _fits(page: Any, name: str, parts: tuple[str, ...]) -> None:
     """At 250 and 600 px, light and dark: nothing in ``parts`` (selectors in the panel)
     reaches past its container; a screenshot of the panel each time."""
     panel = page.locator(PANEL)
     node = panel.element_handle()
-    before = node.evaluate("node => node.style.width")
+    before = node.evaluate("node => node.getBoundingClientRect().width")
     try:
         for dark in (False, True):
             _theme(page, dark)
             for width in (250, 600):
-                node.evaluate(f"node => {{ node.style.width = '{width}px' }}")
+                page.evaluate(_SIDEBAR, width)
                 page.wait_for_function(
-                    f"node => Math.abs(node.getBoundingClientRect().width - {width}) <= 1",
+                    f"node => Math.abs(node.getBoundingClientRect().width - {width}) <= 12",
                     arg=node,
                 )
                 theme = "dark" if dark else "light"
@@ -151,7 +161,7 @@ def _fits(page: Any, name: str, parts: tuple[str, ...]) -> None:
                         out = page.evaluate(_OVERFLOWING, [node, root])
                         assert not out, f"{selector} at {width}px ({theme}): {out}"
     finally:
-        node.evaluate("(node, width) => { node.style.width = width }", before)
+        page.evaluate(_SIDEBAR, before)
         _theme(page, False)
 
 
