@@ -25,9 +25,14 @@ export function parseTyped(raw: string): Typed | null {
 }
 
 export class InputBox {
+  /**
+   * `footer`, when given, builds the input footer under the box (the panel's pickers, cost
+   * and Stop) and returns the row Send goes in; else Send has a row of its own.
+   */
   constructor(
     parent: HTMLElement,
-    private readonly _onSend: (typed: Typed) => void
+    private readonly _onSend: (typed: Typed) => void,
+    footer?: (form: HTMLFormElement) => HTMLElement
   ) {
     const form = el('form', 'jp-zengine-form', null, parent);
     form.setAttribute('aria-label', 'Message the agent');
@@ -47,7 +52,7 @@ export class InputBox {
     this._list.setAttribute('aria-label', 'Slash commands');
     this._list.hidden = true;
     this.input.setAttribute('aria-controls', this._list.id);
-    const row = el('div', 'jp-zengine-buttons', null, form);
+    const row = footer ? footer(form) : el('div', 'jp-zengine-buttons', null, form);
     const send = button(
       row,
       'jp-zengine-send jp-mod-accept',

@@ -15,6 +15,8 @@ import { ChatView, noticeText } from './ui/chat';
 import { ICodeActions } from './ui/codetools';
 import { ConnectError, Connection, RequestBody } from './connection';
 import { el } from './ui/dom';
+import { ChatFooter, Pick } from './ui/footer';
+import { ChatStates } from './ui/states';
 import { InputBox, Typed } from './input';
 import { LiveNotebooks } from './live';
 import { McpView } from './mcp';
@@ -73,7 +75,10 @@ export class ZenginePanel extends Widget {
       header,
       el('div', 'jp-zengine-setup-area', null, this.node),
       body => this._request(body),
-      text => this._chat.line('notice', text)
+      text => {
+        this._chat.line('notice', text);
+        void this._loadOptions();
+      }
     );
     this._trust = new TrustBanner(
       el('div', 'jp-zengine-trust-host', null, this.node),
@@ -88,13 +93,32 @@ export class ZenginePanel extends Widget {
       rewind: (turnId, scope) => this._rewind(turnId, scope),
       codeActions: options.codeActions ?? null
     });
+    this._states = new ChatStates(this.node, {
+      setup: {
+        label: 'Set up a model',
+        aria: 'Open the model setup view',
+        run: () => void this._setup.open('')
+      }
+    });
     const drawers = el('div', 'jp-zengine-drawers', null, this.node);
     this._sessions = new SessionsView(drawers, {
       list: () => this._request({ kind: 'list_sessions' }),
-      resume: sessionId => void this._subscribe(sessionId)
+      resume: sessionId => void this._subscribe(sessionId),
+      rename: (session_id, title) => this._request({ kind: 'rename_session', session_id, title }),
+      remove: session_id => this._request({ kind: 'delete_session', session_id })
     });
     new McpView(drawers, () => this._request({ kind: 'mcp_status' }));
-    this._input = new InputBox(this.node, typed => void this._send(typed));
+    this._input = new InputBox(
+      this.node,
+      typed => void this._send(typed),
+      form => {
+        this._footer = new ChatFooter(form, {
+          choose: pick => this._choose(pick),
+          stop: () => void this._interrupt()
+        });
+        return this._footer.row;
+      }
+    );
     this._live = new LiveNotebooks({
       tracker: options.tracker,
       send: body => this._request(body),
@@ -203,8 +227,33 @@ export class ZenginePanel extends Widget {
     const meta = reply.sessions?.find(m => m.id === session);
     if (meta && session === this._sessionId) {
       this._bar.setChat(meta.cost_usd, meta.title);
+      this._footer.setCost(meta.cost_usd, (meta.unpriced_requests ?? 0) > 0);
       this._chat.setModel(meta.model); // the agent's next messages name it
     }
+  }
+
+  /** The footer's model and mode choices and the provider's state (empty states). */
+  private async _loadOptions(): Promise<void> {
+    const session = this._sessionId;
+    const reply = await this._request({ kind: 'chat_options', session_id: session });
+    if (session !== this._sessionId || !reply.ok || !reply.options) {
+      return;
+    }
+    this._footer.setOptions(reply.options);
+    this._footer.setRunning(this._bar.running);
+    this._states.setProvider(reply.options.provider);
+    this.node.dataset.provider = reply.options.provider.kind;
+  }
+
+  /** A model or mode from the footer: the slash command's path (the log records it). */
+  private async _choose(pick: Pick): Promise<boolean> {
+    const reply = await this._command(pick.kind, pick.value);
+    this._report(reply, `/${pick.kind} ${pick.value}`);
+    if (reply.ok && reply.text) {
+      this._chat.line('notice', reply.text); // "model: X", "mode: plan"
+    }
+    await this._loadOptions();
+    return reply.ok;
   }
 
   /** The input box's completions: the chat's commands (MCP prompts appear once it opens). */
@@ -255,6 +304,10 @@ export class ZenginePanel extends Widget {
         this.node.dataset.sessionId = message.session_id;
         this._sessions.current = this._sessionId;
         this._chat.reset(message);
+        this._states.clearDown();
+        this._footer.resetCost();
+        this._footer.setRunning(Boolean(message.running_turn_id));
+        void this._loadOptions();
         void this._loadCommands();
         void this._loadMeta();
         void this._applySettings();
@@ -270,8 +323,14 @@ export class ZenginePanel extends Widget {
           this._trust.clear(); // trusted from here or from another view of the folder
         }
         this._chat.apply(message.event);
+        this._states.apply(message.event);
+        this._footer.setRunning(this._bar.running);
+        if (message.event.kind === 'cost_updated' && message.event.session_usd !== null) {
+          this._footer.setCost(message.event.session_usd ?? null);
+        }
         if (message.event.kind === 'turn_ended') {
           void this._applySettings(); // changed while the turn ran
+          void this._loadOptions();
         }
         return;
       case 'reply':
@@ -306,6 +365,7 @@ export class ZenginePanel extends Widget {
       if (reply.ok && reply.text) {
         this._chat.markdown('command-output', reply.text);
       }
+      void this._loadOptions(); // /model, /mode, /trust ... may have changed them
       return;
     }
     const reply = await this._request({ kind: 'submit', text: typed.text, session_id });
@@ -421,4 +481,6 @@ export class ZenginePanel extends Widget {
   private _sessions: SessionsView;
   private _input: InputBox;
   private _live: LiveNotebooks;
+  private _states: ChatStates;
+  private _footer!: ChatFooter;
 }

@@ -10,7 +10,9 @@ export const COMM_TARGET = 'zengine';
 
 export type PanelRequest =
   | ApprovalAnswer
+  | ChatOptionsRequest
   | CommandRequest
+  | DeleteSessionRequest
   | DocAnswer
   | HelloRequest
   | InterruptRequest
@@ -18,6 +20,7 @@ export type PanelRequest =
   | ListSessionsRequest
   | McpStatusRequest
   | OpenDocuments
+  | RenameSessionRequest
   | RewindRequest
   | SetupFindLocal
   | SetupKeyRequest
@@ -157,6 +160,33 @@ export interface ApprovalRequested {
 }
 
 /**
+ * The input footer's state for one chat (or a chat not opened yet).
+ */
+export interface ChatOptions {
+  session_id?: string | null;
+  model: string;
+  models: string[];
+  models_note: string;
+  mode: 'default' | 'accept_edits' | 'plan' | 'bypass';
+  modes: ('default' | 'accept_edits' | 'plan' | 'bypass')[];
+  modes_note?: string | null;
+  cost_usd?: number;
+  unpriced?: boolean;
+  provider: ProviderState;
+}
+
+/**
+ * The input footer's choices for a chat (its id, else the followed or current chat, else
+ * what a new chat would use); answered in ``Reply.options``.
+ */
+export interface ChatOptionsRequest {
+  v: 1;
+  id: string;
+  kind: 'chat_options';
+  session_id?: string | null;
+}
+
+/**
  * One verification check that ran: the evidence the badge is read from.
  */
 export interface CheckLogRecord {
@@ -269,6 +299,16 @@ export interface CostUpdated {
   kind: 'cost_updated';
   turn_usd: number | null;
   session_usd: number | null;
+}
+
+/**
+ * Delete a chat of the project: its log moves to the trash, its checkpoints stay.
+ */
+export interface DeleteSessionRequest {
+  v: 1;
+  id: string;
+  kind: 'delete_session';
+  session_id: string;
 }
 
 /**
@@ -525,6 +565,10 @@ export interface PlanRecord {
   repair?: boolean;
 }
 
+/**
+ * The provider did not answer (busy, overloaded, down): attempt ``attempt`` of
+ * ``attempts`` starts in ``wait_s`` seconds (the views count it down).
+ */
 export interface ProviderBusy {
   session_id: string;
   turn_id?: string | null;
@@ -532,6 +576,21 @@ export interface ProviderBusy {
   attempt: number;
   wait_s: number;
   message: string;
+  attempts?: number | null;
+  provider?: string | null;
+  model?: string | null;
+  reason?: string | null;
+}
+
+/**
+ * Where a chat's answers come from, in words for an empty or error state.
+ */
+export interface ProviderState {
+  kind: 'live' | 'local' | 'replay' | 'unconfigured';
+  provider?: string | null;
+  text: string;
+  hint?: string | null;
+  cassette?: string | null;
 }
 
 /**
@@ -573,6 +632,17 @@ export interface RecordedToolCall {
 }
 
 /**
+ * Rename a chat of the project (open in this kernel or not).
+ */
+export interface RenameSessionRequest {
+  v: 1;
+  id: string;
+  kind: 'rename_session';
+  session_id: string;
+  title: string;
+}
+
+/**
  * Turn view: send every event of the turn so far (a view that opened late, a reload).
  */
 export interface ReplayRequest {
@@ -598,6 +668,7 @@ export interface Reply {
   commands?: SlashCommand[] | null;
   restore?: CodeRestore | null;
   setup?: SetupAnswer | null;
+  options?: ChatOptions | null;
 }
 
 /**

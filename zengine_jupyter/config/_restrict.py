@@ -55,6 +55,7 @@ CAPPED: tuple[Path_, ...] = (
     ("kernel", "output_chars"),
     ("kernel", "image_max_bytes"),
     ("kernel", "max_images"),
+    ("permissions", "allow_bypass"),  # false < true: a project may turn bypass off, not on
 )
 """Limits an untrusted project may lower but not raise (``None`` means no limit)."""
 

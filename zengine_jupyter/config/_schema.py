@@ -111,6 +111,9 @@ class PermissionsSettings(StrictModel):
     """Folders outside the project the agent may read and edit; layers combine these lists."""
     auto_allow_read_only_bash: bool = False
     """Run Bash commands known to only read (ls, cat, git status, ...) without asking."""
+    allow_bypass: bool = True
+    """Offer bypass mode (the panel's mode picker, /mode bypass); false: a chat never switches
+    to it (an untrusted project may turn it off, never on)."""
 
     @field_validator("allow", "ask", "deny")
     @classmethod

@@ -6,6 +6,8 @@ they answer approvals through an :class:`ApprovalPort`.
 
 from zengine_jupyter.engine._bus import EventBus, Subscription
 from zengine_jupyter.engine._catalog import CatalogExtension, SharedCatalog, open_catalog
+from zengine_jupyter.engine._chat_admin import delete_chat, rename_chat
+from zengine_jupyter.engine._chat_options import allowed_modes, chat_options
 from zengine_jupyter.engine._checkpoints import CheckpointsExtension, gc_notice, retention_of
 from zengine_jupyter.engine._command_help import COMMAND_HELP, describe_command
 from zengine_jupyter.engine._commands import is_reserved_command
@@ -100,13 +102,16 @@ __all__ = [
     "Subscription",
     "TurnInProgressError",
     "TurnOutcome",
+    "allowed_modes",
     "approval_outcome",
     "build_request",
+    "chat_options",
     "check_project_folder",
     "check_request",
     "clean_title",
     "close_discarding_unused",
     "compact",
+    "delete_chat",
     "describe_command",
     "describe_other_chats",
     "describe_rewind",
@@ -121,6 +126,7 @@ __all__ = [
     "points_from_log",
     "preview_points",
     "provider_options",
+    "rename_chat",
     "render_transcript",
     "repair_on_resume",
     "resume_repairs",

@@ -18,6 +18,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, get_args
 
 from zengine_jupyter.config import PERMISSION_MODES, TrustStore, is_permission_mode
+from zengine_jupyter.engine._chat_options import BYPASS_OFF, allowed_modes
 from zengine_jupyter.engine._command_help import help_command
 from zengine_jupyter.engine._compaction import compact_now
 from zengine_jupyter.engine._extension import CommandResult
@@ -65,6 +66,8 @@ async def _mode(session: Session, args: str) -> CommandResult:
         return CommandResult(f"mode: {session.mode} (choose from {', '.join(PERMISSION_MODES)})")
     if not is_permission_mode(wanted):
         return CommandResult(f"unknown mode {wanted!r}; choose from {', '.join(PERMISSION_MODES)}")
+    if wanted not in allowed_modes(session.settings.settings):
+        return CommandResult(f"mode: {session.mode} stays: {BYPASS_OFF}")
     session.gate.policy = replace(session.gate.policy, mode=wanted)
     session.journal.record(ModeChangeRecord(mode=wanted))
     return CommandResult(f"mode: {wanted}")

@@ -147,7 +147,9 @@ async def _read(
             answer.thinking.clear()  # the failed attempt's thinking is void (stream contract)
             answer._thinking_text.clear()
             publish(ProviderBusy(session_id=session_id, turn_id=turn_id, attempt=event.attempt,
-                                 wait_s=event.wait_s, message=event.message))  # fmt: skip
+                                 wait_s=event.wait_s, message=event.message,
+                                 attempts=event.attempts, provider=event.host,
+                                 model=event.model, reason=event.reason))  # fmt: skip
         elif isinstance(event, FallbackEvent):
             answer.thinking.clear()
             answer._thinking_text.clear()

@@ -18,6 +18,7 @@ import functools
 from typing import TYPE_CHECKING, Any
 
 from zengine_jupyter._version import __version__
+from zengine_jupyter.kernel._chat_requests import CHAT_HANDLERS
 from zengine_jupyter.kernel._comm import WIRE_VERSION
 from zengine_jupyter.kernel._status import current_status
 
@@ -332,6 +333,7 @@ _HANDLERS: dict[str, Callable[[PanelComm, Any], Awaitable[Reply]]] = {
     "mcp_status": _mcp_status,
     "list_commands": _list_commands,
     **dict.fromkeys(_SETUP_KINDS, _setup),
+    **CHAT_HANDLERS,
 }
 _KINDS = frozenset(
     {*_HANDLERS, "hello", "interrupt", "approval_answer", "open_documents", "doc_answer"}

@@ -233,6 +233,7 @@ class ProviderClient:
                         attempts=policy.attempts,
                         wait_s=wait,
                         reason=exc.message,
+                        host=self.adapter.endpoint.host,
                     )
                     await self._deps.sleep(wait)
             assert failure is not None

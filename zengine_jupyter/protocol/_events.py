@@ -162,10 +162,19 @@ class TrustRequired(_Event):
 
 
 class ProviderBusy(_Event):
+    """The provider did not answer (busy, overloaded, down): attempt ``attempt`` of
+    ``attempts`` starts in ``wait_s`` seconds (the views count it down)."""
+
     kind: Literal["provider_busy"] = "provider_busy"
     attempt: int
     wait_s: float
     message: str
+    attempts: int | None = None
+    provider: str | None = None
+    """The provider's host (``api.anthropic.com``), when known."""
+    model: str | None = None
+    reason: str | None = None
+    """The provider's own words (``overloaded (529)``)."""
 
 
 class CheckpointTaken(_Event):

@@ -288,6 +288,8 @@ class RetryEvent(BaseModel):
     attempts: int
     wait_s: float
     reason: str
+    host: str | None = None
+    """The provider's host, when the client knows it."""
 
     @property
     def message(self) -> str:

@@ -43,6 +43,12 @@ from typing import Annotated, Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from zengine_jupyter.protocol._chats import (
+    ChatOptions,
+    ChatOptionsRequest,
+    DeleteSessionRequest,
+    RenameSessionRequest,
+)
 from zengine_jupyter.protocol._checkpoint import CodeRestore
 from zengine_jupyter.protocol._events import ApprovalDecision, ApprovalRequest, EngineEvent
 from zengine_jupyter.protocol._live import DocAnswer, DocRequest, OpenDocuments
@@ -202,6 +208,9 @@ PanelRequest = Annotated[
     | McpStatusRequest
     | ListCommandsRequest
     | CommandRequest
+    | ChatOptionsRequest
+    | RenameSessionRequest
+    | DeleteSessionRequest
     | SetupStateRequest
     | SetupFindLocal
     | SetupModelsRequest
@@ -290,6 +299,8 @@ class Reply(_Wire):
     """rewind with code: what was put back; the panel reloads open editors of those files."""
     setup: SetupAnswer | None = None
     """setup_*: the provider setup's answer (``protocol/_setup.py``)."""
+    options: ChatOptions | None = None
+    """chat_options: the input footer's choices (``protocol/_chats.py``)."""
 
     @model_validator(mode="after")
     def _error_iff_failed(self) -> Self:

@@ -7,6 +7,7 @@
     sessions/<id>/agents/<a>.jsonl   each subagent's transcript
     sessions/<id>/artifacts/         long outputs, check logs, images, cut torn tails
     sessions/<id>/lock               the writer lock (flock); never deleted
+    sessions/.trash/<id>--<time>/    a deleted chat, kept 30 days (``_trash.py``)
     sessions/<id>.jsonl              a v1 chat, imported to a folder on first open
 
 Writers (:meth:`SessionStore.open`, :meth:`SessionStore.create`) take the chat's lock;
@@ -39,6 +40,7 @@ from zengine_jupyter.store._legacy import V1Chat, import_v1, read_v1
 from zengine_jupyter.store._lines import SkippedLine, gc_paused, scan_file
 from zengine_jupyter.store._meta import check_meta, meta_from_state, read_meta
 from zengine_jupyter.store._replay import Replayer, ResumeState, replay
+from zengine_jupyter.store._trash import trash_chat
 from zengine_jupyter.store._writer import OpenReport, SessionWriter, open_log_for_append
 
 __all__ = ["SessionSnapshot", "SessionStore"]
@@ -107,6 +109,10 @@ class SessionStore:
         folder = self.folder(session_id)
         if folder.is_dir():
             shutil.rmtree(folder)
+
+    def trash(self, session_id: str) -> Path:
+        """Delete a chat: its folder moves to ``.trash/`` (``_trash.py``); returns where."""
+        return trash_chat(self.root, session_id)
 
     def open(self, session_id: str) -> SessionWriter:
         """Open a chat for writing: lock, repair its tail, replay, fix ``meta.json``."""

@@ -11,6 +11,7 @@ type TurnViewEvent = EngineEvent | TurnResult;
 import { ChatView } from '../ui/chat';
 import { collapsed, el, errorText } from '../ui/dom';
 import { sharedMarkdown } from '../ui/markdown';
+import { ChatStates } from '../ui/states';
 import { StatusBar } from '../ui/status';
 import { IRenderProps, Requester, widgetRoot } from './anywidget';
 
@@ -37,12 +38,23 @@ export function trustLine(folder: string, withheld: string[]): string {
   );
 }
 
+export const REPLAY_HINT =
+  'To run live, set ANTHROPIC_API_KEY or OPENAI_API_KEY (or ZENGINE_BASE_URL) and unset ' +
+  'ZENGINE_CASSETTE, then start a new chat (%agent --new).';
+
+/** The replay notice's first clause as the state's sentence. */
+export function replayText(notice: string): string {
+  const from = /^replaying a recorded session from (.*?) \(no model/.exec(notice)?.[1];
+  return `This chat replays a recorded cassette${from ? ` (${from})` : ''}: no provider is called.`;
+}
+
 function render({ model, el: parent }: IRenderProps<TurnWidgetState>): () => void {
   const root = widgetRoot(parent, 'turn');
   const requests = new Requester(model, 'w', TIMEOUT_MS);
   const bar = new StatusBar(root, () => void interrupt());
   bar.setTitle('zengine');
   const sent = el('div', 'jp-zengine-sent-box', null, root);
+  const states = new ChatStates(root); // provider down (countdown), a cassette replay
   const chat = new ChatView(root, {
     markdown: sharedMarkdown(),
     status: bar,
@@ -62,6 +74,14 @@ function render({ model, el: parent }: IRenderProps<TurnWidgetState>): () => voi
       chat.closePrompts('The turn is over.');
     } else {
       chat.apply(event);
+      states.apply(event);
+      if (
+        event.kind === 'notice' &&
+        event.topic === 'replay' &&
+        event.text.startsWith('replaying')
+      ) {
+        states.setProvider({ kind: 'replay', text: replayText(event.text), hint: REPLAY_HINT });
+      }
     }
   };
 
@@ -95,6 +115,7 @@ function render({ model, el: parent }: IRenderProps<TurnWidgetState>): () => voi
       const batch = msg as { events: TurnViewEvent[]; replay?: boolean };
       if (batch.replay) {
         chat.clear();
+        states.clearDown();
         bar.setTitle('zengine');
       }
       batch.events.forEach(show);
