@@ -13,7 +13,13 @@ from pathlib import Path
 import pytest
 
 from zengine_jupyter.host import RunOptions
-from zengine_jupyter.host.sandbox import CommandOrigin, detect_backend, plan_shell, run_planned
+from zengine_jupyter.host.sandbox import (
+    CommandOrigin,
+    detect_backend,
+    plan_shell,
+    run_planned,
+    settle_placeholders,
+)
 from zengine_jupyter.testing.components import require_component
 from zengine_jupyter.testing.sandbox import SandboxLayout, make_sandbox_layout
 
@@ -188,4 +194,5 @@ def test_open_planned_streams_a_sandboxed_command(layout: SandboxLayout) -> None
     assert b"one\ntwo\n" in out
     assert b"Read-only file system" in out
     assert (layout.project / "streamed.txt").exists()
+    settle_placeholders()
     assert not (layout.project / ".mcp.json").exists(), "placeholders go with the block"
