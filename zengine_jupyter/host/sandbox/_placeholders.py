@@ -23,7 +23,6 @@ import os
 import threading
 import time
 from collections import Counter
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -31,6 +30,7 @@ from zengine_jupyter.config import data_dir
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
+    from concurrent.futures import ThreadPoolExecutor
     from pathlib import Path
 
     from zengine_jupyter.host.sandbox._profile import ProtectedPath
@@ -180,6 +180,8 @@ _pool: list[ThreadPoolExecutor] = []
 
 def _releaser() -> ThreadPoolExecutor:
     """One worker, so releases run in order; joined at interpreter exit (pending ones run)."""
+    from concurrent.futures import ThreadPoolExecutor
+
     with _owned_lock:
         if not _pool:
             _pool.append(ThreadPoolExecutor(1, thread_name_prefix="zengine-placeholders"))
