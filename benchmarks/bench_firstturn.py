@@ -41,6 +41,9 @@ class _Rig:
     def __init__(self) -> None:
         self.stack = contextlib.ExitStack()
         self.tmp = Path(self.stack.enter_context(tempfile.TemporaryDirectory()))
+        # as an installed package runs: compiled modules are kept (here out of the tree)
+        os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+        os.environ["PYTHONPYCACHEPREFIX"] = str(self.tmp / "pycache")
         os.environ["ZENGINE_HOME"] = str(self.tmp / "home")
         os.environ.setdefault("ANTHROPIC_API_KEY", "bench-key")
         self.server = self.stack.enter_context(provider_in_thread())
