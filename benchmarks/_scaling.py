@@ -21,11 +21,12 @@ import sys
 import tempfile
 import time
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Sequence
+    from collections.abc import Callable, Coroutine, Sequence
 
 __all__ = ["Curve", "fit_exponent", "main"]
 
@@ -60,6 +61,14 @@ def _timed(work: Callable[[], object]) -> float:
     return time.perf_counter() - start
 
 
+def _run(search: Callable[[Path], Coroutine[Any, Any, None]], root: Path) -> None:
+    asyncio.run(search(root))
+
+
+def _snapshot(repo: Any, label: str) -> float:
+    return _timed(lambda: asyncio.run(repo.snapshot(label)))
+
+
 # ------------------------------------------------------------------ store replay
 def _replay(base: Path, sizes: Sequence[int]) -> Curve:
     from benchmarks.bench_store import _records
@@ -73,7 +82,7 @@ def _replay(base: Path, sizes: Sequence[int]) -> Curve:
             for record in records[: n - 1]:  # plus the session record: n lines
                 writer.append(record)
         repeat = 3 if n <= 100_000 else 1
-        out.append(_median(lambda r=root: _timed(lambda: SessionStore(r).read("s")), repeat))
+        out.append(_median(partial(_timed, partial(SessionStore(root).read, "s")), repeat))
         shutil.rmtree(root)
     return Curve("store replay (records)", tuple(sizes), tuple(out))
 
@@ -99,13 +108,13 @@ def _snapshots(base: Path, projects: dict[int, Path]) -> tuple[Curve, Curve]:
         for run in range(2 if n <= 20_000 else 1):
             home = base / f"shadow-{n}-{run}"
             repo = ShadowRepository(project, home)
-            runs_first.append(_timed(lambda repo=repo: asyncio.run(repo.snapshot("first"))))
+            runs_first.append(_snapshot(repo, "first"))
             for i in range(3):
                 for j in range(10):
                     path = project / f"pkg{j}" / f"mod{j % 13}" / f"f{j}.py"
                     with path.open("a") as fh:
                         fh.write(f"# edit {run} {i}\n")
-                runs_incr.append(_timed(lambda repo=repo: asyncio.run(repo.snapshot("again"))))
+                runs_incr.append(_snapshot(repo, "again"))
             shutil.rmtree(home)
         first.append(statistics.median(runs_first))
         incremental.append(statistics.median(runs_incr))
@@ -122,7 +131,7 @@ def _fingerprint(projects: dict[int, Path]) -> Curve:
     out = []
     for project in projects.values():
         fingerprint_tree(project)  # warm cache, as between two turns
-        out.append(_median(lambda p=project: _timed(lambda: fingerprint_tree(p)), 5))
+        out.append(_median(partial(_timed, partial(fingerprint_tree, project)), 5))
     return Curve("fingerprint (files)", tuple(projects), tuple(out))
 
 
@@ -140,7 +149,7 @@ def _grep(projects: dict[int, Path]) -> Curve:
     out = []
     for project in projects.values():
         asyncio.run(search(project))  # warm cache
-        out.append(_median(lambda p=project: _timed(lambda: asyncio.run(search(p))), 3))
+        out.append(_median(partial(_timed, partial(_run, search, project)), 3))
     return Curve("Grep (files)", tuple(projects), tuple(out))
 
 
@@ -180,9 +189,9 @@ def _mcp(sizes: Sequence[int]) -> tuple[Curve, Curve]:
     builds, requests = [], []
     for n in sizes:
         tools = _mcp_tools(n)
-        builds.append(_median(lambda t=tools: _timed(lambda: catalog(t)), 7))
+        builds.append(_median(partial(_timed, partial(catalog, tools)), 7))
         built, view = catalog(tools)
-        requests.append(_median(lambda b=built, v=view: _timed(lambda: request(b, v)), 7))
+        requests.append(_median(partial(_timed, partial(request, built, view)), 7))
     return (
         Curve("MCP tool catalog build (tools)", tuple(sizes), tuple(builds)),
         Curve("a request's tool list (MCP tools)", tuple(sizes), tuple(requests)),
