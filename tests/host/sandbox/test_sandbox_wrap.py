@@ -202,9 +202,11 @@ def test_a_profile_that_cannot_hold_becomes_a_notice(tmp_path: Path) -> None:
 
 
 def test_a_placeholder_another_process_relies_on_is_left_then_adopted(tmp_path: Path) -> None:
-    import fcntl
-
-    from zengine_jupyter.host.sandbox._placeholders import hold_placeholders, lock_folder
+    from zengine_jupyter.host.sandbox._placeholders import (
+        hold_placeholders,
+        lock_folder,
+        release_placeholders,
+    )
 
     opts = _options(tmp_path)
     (opts.root / ".git").mkdir()
@@ -217,9 +219,7 @@ def test_a_placeholder_another_process_relies_on_is_left_then_adopted(tmp_path: 
     settle_placeholders()
     assert commondir.read_bytes() == b".\n", "removing it would unmount it under the other"
     assert any(lock_folder().iterdir())
-    for fd in other.locks.values():
-        fcntl.flock(fd, fcntl.LOCK_UN)
-        os.close(fd)
+    release_placeholders(other)  # the other command ends (it owned no placeholder)
     with launch(plan):
         pass
     settle_placeholders()
@@ -269,3 +269,37 @@ def test_the_command_does_not_wait_for_its_placeholders_to_go(tmp_path: Path) ->
         gate.set()
     settle_placeholders()
     assert sorted(p.name for p in opts.root.iterdir()) == [], "the last one out removed it"
+
+
+def test_a_late_release_leaves_what_a_launch_of_this_process_holds(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A release that runs after the next command took its locks (here with other lock files:
+    ZENGINE_HOME changed in between) leaves the placeholder to it: removing it would fail the
+    next command's mount, or unmount it under the command."""
+    import threading
+
+    from zengine_jupyter.host.sandbox._placeholders import (
+        _releaser,
+        hold_placeholders,
+        release_placeholders,
+        write_seeds,
+    )
+
+    opts = _options(tmp_path)
+    plan = plan_shell(opts, AVAILABLE, CommandOrigin.AGENT_BASH, "true", opts.root)
+    assert plan.profile is not None
+    gate = threading.Event()
+    _releaser().submit(gate.wait, 10)
+    try:
+        with launch(plan):
+            (opts.root / ".mcp.json").mkdir()  # bubblewrap's placeholder
+        monkeypatch.setenv("ZENGINE_HOME", str(tmp_path / "other-home"))
+        held = hold_placeholders(plan.profile.protected)  # the next command, before it looks
+    finally:
+        gate.set()
+    settle_placeholders()
+    assert (opts.root / ".mcp.json").is_dir(), "removed under the next command"
+    write_seeds(held, plan.profile.refreshed().protected)
+    release_placeholders(held)
+    assert not (opts.root / ".mcp.json").exists(), "the next command removed it at its end"

@@ -46,6 +46,8 @@ __all__ = [
 ]
 
 _owned: Counter[Path] = Counter()
+_holding: Counter[Path] = Counter()
+"""Launches of this process holding each protected path (from hold to release)."""
 _owned_lock = threading.Lock()
 
 
@@ -59,6 +61,8 @@ class Hold:
 
     locks: dict[Path, int] = field(default_factory=dict)
     owned: list[ProtectedPath] = field(default_factory=list)
+    counted: bool = False
+    """Whether its paths are counted in ``_holding``."""
 
 
 def _lock(path: Path, folder: Path) -> int:
@@ -85,6 +89,9 @@ def hold_placeholders(protected: Sequence[ProtectedPath]) -> Hold:
     except BaseException:
         release_placeholders(held)
         raise
+    with _owned_lock:  # in this process, a release never removes what a launch holds, even
+        _holding.update(held.locks.keys())  # if their lock files differ (ZENGINE_HOME changed)
+        held.counted = True
     return held
 
 
@@ -110,31 +117,36 @@ def write_seeds(held: Hold, protected: Sequence[ProtectedPath]) -> None:
 def release_placeholders(held: Hold) -> None:
     """After the command: remove the placeholders nobody else needs, then drop the locks.
 
-    Never sleeps while holding the in-process ownership lock (a launch on the event loop
-    waits for it): a placeholder whose exclusive lock is busy stays adoptable (owned, count 0)
-    while it is asked again, so a launch that starts meanwhile takes it over."""
+    Runs on the releaser thread. A placeholder another launch holds (in this process: counted
+    in ``_holding``; in another: its shared lock) stays adoptable (owned, count 0) and is asked
+    again after a pause taken outside the ownership lock, so a launch that starts meanwhile
+    takes it over; removal itself happens under that lock, so no launch of this process looks
+    at the path halfway."""
     try:
         retry: list[ProtectedPath] = []
         with _owned_lock:
             # deepest first: a seed such as .git/commondir must go before its folder (.git),
             # or the folder stays behind, empty, in the user's project
-            mine = []
             for item in _deepest_first(held.owned):
                 _owned[item.path] -= 1
                 if _owned[item.path] <= 0 and _claim(held, item, retry):
-                    mine.append(item)
-        for item in mine:  # held exclusively: a launch waits in hold_placeholders meanwhile
-            _remove(item)
+                    _remove(item)
         for _ in range(_TRIES - 1):
             if not retry:
                 break
             time.sleep(0.02)  # another launch letting go of its shared lock
             with _owned_lock:
                 pending, retry = retry, []
-                mine = [i for i in pending if _owned.get(i.path) == 0 and _claim(held, i, retry)]
-            for item in mine:
-                _remove(item)
+                for item in pending:
+                    if _owned.get(item.path) == 0 and _claim(held, item, retry):
+                        _remove(item)
     finally:
+        with _owned_lock:
+            if held.counted:
+                _holding.subtract(held.locks.keys())
+                for path in [p for p in held.locks if _holding[p] <= 0]:
+                    del _holding[path]
+                held.counted = False
         for fd in held.locks.values():
             os.close(fd)
         held.locks.clear()
@@ -155,7 +167,7 @@ def _claim(held: Hold, item: ProtectedPath, retry: list[ProtectedPath]) -> bool:
     if fd is None:
         del _owned[item.path]
         return False
-    if _exclusive(fd):
+    if _holding[item.path] <= 1 and _exclusive(fd):
         del _owned[item.path]
         return True
     _owned[item.path] = 0  # still ours to remove; a launch starting now adopts it
