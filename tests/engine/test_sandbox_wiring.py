@@ -20,7 +20,7 @@ import pytest
 from zengine_jupyter.config import Settings
 from zengine_jupyter.engine import Session, SessionOptions
 from zengine_jupyter.engine._sandbox import SandboxExtension, sandbox_options
-from zengine_jupyter.host.sandbox import DetectOptions
+from zengine_jupyter.host.sandbox import DetectOptions, settle_placeholders
 from zengine_jupyter.protocol import (
     EngineEvent,
     Notice,
@@ -143,6 +143,7 @@ async def test_bash_writes_only_inside_and_hooks_stay_outside(world: World) -> N
     # hooks are never sandboxed: the pre_tool_use hook wrote outside the project each time
     assert hook_mark.read_text() == "x" * 5
     # the placeholders that kept absent protected paths (.git, .claude, ...) blocked are gone
+    settle_placeholders()  # removed on the releaser thread, after each command's result
     assert sorted(p.name for p in world.project.iterdir()) == ["inside.txt"]
     assert not [e for e in events if isinstance(e, Notice) and e.topic == "sandbox"]
 

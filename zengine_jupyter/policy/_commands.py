@@ -12,10 +12,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-import bashlex
-import bashlex.errors
-
-__all__ = ["SimpleCommand", "parse", "split_commands"]
+__all__ = ["SimpleCommand", "parse", "parse_error", "split_commands"]
 
 
 @dataclass(frozen=True)
@@ -32,7 +29,19 @@ def parse(command: str) -> tuple[Any, ...]:
     """bashlex's trees for ``command`` (raises as bashlex does). One decision parses a line
     once, although the gate, the read-only list and the write analysis all look at it; the
     trees are only read, never changed."""
+    # imported here: bashlex builds its parser tables when imported (~0.3-0.7 s), which a
+    # turn's first request must not wait for; the first command decision pays it once
+    import bashlex
+
     return tuple(bashlex.parse(command))
+
+
+def parse_error() -> type[Exception]:
+    """bashlex's ``ParsingError`` (for ``except``: evaluated only once something raised)."""
+    import bashlex.errors
+
+    error: type[Exception] = bashlex.errors.ParsingError
+    return error
 
 
 def split_commands(command: str) -> list[SimpleCommand] | None:
@@ -41,7 +50,7 @@ def split_commands(command: str) -> list[SimpleCommand] | None:
         return None
     try:
         trees = parse(command)
-    except (bashlex.errors.ParsingError, NotImplementedError, IndexError, TypeError, ValueError):
+    except (parse_error(), NotImplementedError, IndexError, TypeError, ValueError):
         return None
     out: list[SimpleCommand] = []
     for tree in trees:

@@ -29,6 +29,7 @@ import asyncio
 import contextlib
 import dataclasses
 import json
+import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -75,6 +76,8 @@ class ReceivedRequest:
     """``anthropic`` or ``openai`` by path; None for other paths."""
     rejected: str | None = None
     """The validation error it was answered with, if any."""
+    at: float = field(default_factory=time.perf_counter)
+    """When its body had arrived (``time.perf_counter``: benchmarks time up to it)."""
 
 
 @dataclass

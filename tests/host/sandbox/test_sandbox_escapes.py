@@ -17,7 +17,13 @@ from pathlib import Path
 import pytest
 
 from zengine_jupyter.host import RunOptions, run
-from zengine_jupyter.host.sandbox import CommandOrigin, detect_backend, plan_shell, run_planned
+from zengine_jupyter.host.sandbox import (
+    CommandOrigin,
+    detect_backend,
+    plan_shell,
+    run_planned,
+    settle_placeholders,
+)
 from zengine_jupyter.testing import Listener
 from zengine_jupyter.testing.components import require_component
 from zengine_jupyter.testing.escapes import ATTEMPTS, LEAVES_THE_LAYOUT, Attempt, World
@@ -46,6 +52,9 @@ def _run(world: World, script: str, cwd: Path, *, network: bool = False) -> tupl
         plan = plan_shell(options, backend, CommandOrigin.AGENT_BASH, script, cwd)
         assert plan.sandboxed
         done = await run_planned(plan, RunOptions(env=world.layout.env(), timeout_s=30))
+        # the engine's own placeholders go on the releaser thread after the result: the host
+        # is checked once they are gone, as a later command or the user would see it
+        settle_placeholders()
         return done.returncode, done.stderr.decode("utf-8", errors="replace")
 
     return asyncio.run(go())

@@ -13,7 +13,13 @@ from pathlib import Path
 import pytest
 
 from zengine_jupyter.host import RunOptions
-from zengine_jupyter.host.sandbox import CommandOrigin, detect_backend, plan_shell, run_planned
+from zengine_jupyter.host.sandbox import (
+    CommandOrigin,
+    detect_backend,
+    plan_shell,
+    run_planned,
+    settle_placeholders,
+)
 from zengine_jupyter.testing.components import require_component
 from zengine_jupyter.testing.sandbox import SandboxLayout, make_sandbox_layout
 
@@ -188,4 +194,21 @@ def test_open_planned_streams_a_sandboxed_command(layout: SandboxLayout) -> None
     assert b"one\ntwo\n" in out
     assert b"Read-only file system" in out
     assert (layout.project / "streamed.txt").exists()
+    settle_placeholders()
     assert not (layout.project / ".mcp.json").exists(), "placeholders go with the block"
+
+
+def test_every_proc_knob_is_read_only_inside(layout: SandboxLayout) -> None:
+    """/proc/sys, sysrq-trigger, irq, bus and fs are read-only mounts inside: ours or the ones
+    bubblewrap's --proc makes itself (irq and bus are its own; sys it leaves to us)."""
+    code, out, err = sandboxed(layout, "cat /proc/self/mountinfo")
+    assert code == 0, err
+    ro_mounts = {
+        fields[4] for fields in (line.split() for line in out.splitlines()) if "ro" in fields[5]
+    }
+    for knob in ("/proc/sys", "/proc/sysrq-trigger", "/proc/irq", "/proc/bus", "/proc/fs"):
+        if Path(knob).exists():
+            assert knob in ro_mounts, f"{knob} is writable inside: {sorted(ro_mounts)}"
+    code, _, err = sandboxed(layout, "echo x > /proc/sys/kernel/core_pattern")
+    assert code != 0
+    assert "Read-only file system" in err

@@ -17,7 +17,13 @@ from pathlib import Path
 import pytest
 
 from zengine_jupyter.host import RunOptions, run
-from zengine_jupyter.host.sandbox import CommandOrigin, detect_backend, launch, plan_shell
+from zengine_jupyter.host.sandbox import (
+    CommandOrigin,
+    detect_backend,
+    launch,
+    plan_shell,
+    settle_placeholders,
+)
 from zengine_jupyter.testing.components import require_component
 from zengine_jupyter.testing.sandbox import SandboxLayout, make_sandbox_layout
 
@@ -92,5 +98,6 @@ def test_an_ordinary_user_is_confined_the_same_way(
         assert code != 0, f"{script!r} succeeded as an ordinary user"
         assert re.search(how, err), f"{script!r} failed differently: {err}"
     assert not (layout.project / ".git/hooks/pre-commit").exists()
+    settle_placeholders()
     assert not (layout.project / ".mcp.json").exists()
     assert (layout.project / ".git").is_dir()

@@ -22,6 +22,7 @@ from zengine_jupyter.host.sandbox import (
     plan_command,
     plan_shell,
     run_planned,
+    settle_placeholders,
 )
 
 AVAILABLE = SandboxBackend(name="bubblewrap", program="/usr/bin/bwrap", machine="x86_64")
@@ -160,7 +161,9 @@ def test_launch_hands_over_the_filter_and_seeds_commondir_once(tmp_path: Path) -
         )
         with launch(plan):
             pass
+        settle_placeholders()
         assert commondir.exists(), "another command still needs the placeholder"
+    settle_placeholders()
     assert not commondir.exists()
 
 
@@ -199,9 +202,11 @@ def test_a_profile_that_cannot_hold_becomes_a_notice(tmp_path: Path) -> None:
 
 
 def test_a_placeholder_another_process_relies_on_is_left_then_adopted(tmp_path: Path) -> None:
-    import fcntl
-
-    from zengine_jupyter.host.sandbox._placeholders import hold_placeholders, lock_folder
+    from zengine_jupyter.host.sandbox._placeholders import (
+        hold_placeholders,
+        lock_folder,
+        release_placeholders,
+    )
 
     opts = _options(tmp_path)
     (opts.root / ".git").mkdir()
@@ -211,13 +216,13 @@ def test_a_placeholder_another_process_relies_on_is_left_then_adopted(tmp_path: 
     with launch(plan):
         # another process starts a sandboxed command now: it takes its own shared locks
         other = hold_placeholders(plan.profile.protected if plan.profile else ())
+    settle_placeholders()
     assert commondir.read_bytes() == b".\n", "removing it would unmount it under the other"
     assert any(lock_folder().iterdir())
-    for fd in other.locks.values():
-        fcntl.flock(fd, fcntl.LOCK_UN)
-        os.close(fd)
+    release_placeholders(other)  # the other command ends (it owned no placeholder)
     with launch(plan):
         pass
+    settle_placeholders()
     assert not commondir.exists(), "the next launch adopts the left-over seed and removes it"
 
 
@@ -235,5 +240,66 @@ def test_a_command_started_while_another_mounts_git_shares_its_placeholder(
         assert second.profile.pinned == ()
         with launch(second):
             pass
+        settle_placeholders()
         assert (opts.root / ".git").is_dir(), "the first command still relies on it"
+    settle_placeholders()
     assert sorted(p.name for p in opts.root.iterdir()) == [], "no empty .git left behind"
+
+
+def test_the_command_does_not_wait_for_its_placeholders_to_go(tmp_path: Path) -> None:
+    """Removing a placeholder folder costs milliseconds (rmdir on ext4 with discard): it runs
+    on the releaser thread after the command's result, and a launch in between adopts it."""
+    import threading
+
+    from zengine_jupyter.host.sandbox._placeholders import _releaser
+
+    opts = _options(tmp_path)
+    plan = plan_shell(opts, AVAILABLE, CommandOrigin.AGENT_BASH, "true", opts.root)
+    gate = threading.Event()
+    _releaser().submit(gate.wait, 10)  # the releaser is busy
+    try:
+        with launch(plan):
+            (opts.root / ".mcp.json").mkdir()  # what bubblewrap does for its placeholder
+        assert (opts.root / ".mcp.json").is_dir(), "the release waits for the releaser"
+        with launch(plan) as spec:  # a launch before the release: it shares the placeholder
+            assert ("--ro-bind", str(opts.root / ".mcp.json")) == spec.argv[
+                spec.argv.index(str(opts.root / ".mcp.json")) - 1 :
+            ][:2]
+    finally:
+        gate.set()
+    settle_placeholders()
+    assert sorted(p.name for p in opts.root.iterdir()) == [], "the last one out removed it"
+
+
+def test_a_late_release_leaves_what_a_launch_of_this_process_holds(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A release that runs after the next command took its locks (here with other lock files:
+    ZENGINE_HOME changed in between) leaves the placeholder to it: removing it would fail the
+    next command's mount, or unmount it under the command."""
+    import threading
+
+    from zengine_jupyter.host.sandbox._placeholders import (
+        _releaser,
+        hold_placeholders,
+        release_placeholders,
+        write_seeds,
+    )
+
+    opts = _options(tmp_path)
+    plan = plan_shell(opts, AVAILABLE, CommandOrigin.AGENT_BASH, "true", opts.root)
+    assert plan.profile is not None
+    gate = threading.Event()
+    _releaser().submit(gate.wait, 10)
+    try:
+        with launch(plan):
+            (opts.root / ".mcp.json").mkdir()  # bubblewrap's placeholder
+        monkeypatch.setenv("ZENGINE_HOME", str(tmp_path / "other-home"))
+        held = hold_placeholders(plan.profile.protected)  # the next command, before it looks
+    finally:
+        gate.set()
+    settle_placeholders()
+    assert (opts.root / ".mcp.json").is_dir(), "removed under the next command"
+    write_seeds(held, plan.profile.refreshed().protected)
+    release_placeholders(held)
+    assert not (opts.root / ".mcp.json").exists(), "the next command removed it at its end"

@@ -26,6 +26,7 @@ from zengine_jupyter.host.sandbox._backend import (
     detect_backend,
 )
 from zengine_jupyter.host.sandbox._bubblewrap import build_bwrap_argv
+from zengine_jupyter.host.sandbox._placeholders import settle_placeholders
 from zengine_jupyter.host.sandbox._profile import (
     TOOL_CACHES,
     TOOL_CACHES_MACOS,
@@ -89,4 +90,5 @@ __all__ = [
     "probe_path",
     "program_pipe",
     "run_planned",
+    "settle_placeholders",
 ]

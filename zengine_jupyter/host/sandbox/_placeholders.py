@@ -30,13 +30,24 @@ from zengine_jupyter.config import data_dir
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
+    from concurrent.futures import ThreadPoolExecutor
     from pathlib import Path
 
     from zengine_jupyter.host.sandbox._profile import ProtectedPath
 
-__all__ = ["Hold", "hold_placeholders", "lock_folder", "release_placeholders", "write_seeds"]
+__all__ = [
+    "Hold",
+    "hold_placeholders",
+    "lock_folder",
+    "release_later",
+    "release_placeholders",
+    "settle_placeholders",
+    "write_seeds",
+]
 
 _owned: Counter[Path] = Counter()
+_holding: Counter[Path] = Counter()
+"""Launches of this process holding each protected path (from hold to release)."""
 _owned_lock = threading.Lock()
 
 
@@ -50,6 +61,8 @@ class Hold:
 
     locks: dict[Path, int] = field(default_factory=dict)
     owned: list[ProtectedPath] = field(default_factory=list)
+    counted: bool = False
+    """Whether its paths are counted in ``_holding``."""
 
 
 def _lock(path: Path, folder: Path) -> int:
@@ -76,6 +89,9 @@ def hold_placeholders(protected: Sequence[ProtectedPath]) -> Hold:
     except BaseException:
         release_placeholders(held)
         raise
+    with _owned_lock:  # in this process, a release never removes what a launch holds, even
+        _holding.update(held.locks.keys())  # if their lock files differ (ZENGINE_HOME changed)
+        held.counted = True
     return held
 
 
@@ -99,44 +115,100 @@ def write_seeds(held: Hold, protected: Sequence[ProtectedPath]) -> None:
 
 
 def release_placeholders(held: Hold) -> None:
-    """After the command: remove the placeholders nobody else needs, then drop the locks."""
+    """After the command: remove the placeholders nobody else needs, then drop the locks.
 
+    Runs on the releaser thread. A placeholder another launch holds (in this process: counted
+    in ``_holding``; in another: its shared lock) stays adoptable (owned, count 0) and is asked
+    again after a pause taken outside the ownership lock, so a launch that starts meanwhile
+    takes it over; removal itself happens under that lock, so no launch of this process looks
+    at the path halfway."""
     try:
+        retry: list[ProtectedPath] = []
         with _owned_lock:
             # deepest first: a seed such as .git/commondir must go before its folder (.git),
             # or the folder stays behind, empty, in the user's project
-            for item in sorted(held.owned, key=lambda i: len(i.path.parts), reverse=True):
+            for item in _deepest_first(held.owned):
                 _owned[item.path] -= 1
-                if _owned[item.path] > 0:
-                    continue
-                del _owned[item.path]
-                fd = held.locks.get(item.path)
-                if fd is None:
-                    continue
-                if not _exclusive(fd):
-                    continue  # another process still relies on it: leave it
-                _remove(item)
+                if _owned[item.path] <= 0 and _claim(held, item, retry):
+                    _remove(item)
+        for _ in range(_TRIES - 1):
+            if not retry:
+                break
+            time.sleep(0.02)  # another launch letting go of its shared lock
+            with _owned_lock:
+                pending, retry = retry, []
+                for item in pending:
+                    if _owned.get(item.path) == 0 and _claim(held, item, retry):
+                        _remove(item)
     finally:
+        with _owned_lock:
+            if held.counted:
+                _holding.subtract(held.locks.keys())
+                for path in [p for p in held.locks if _holding[p] <= 0]:
+                    del _holding[path]
+                held.counted = False
         for fd in held.locks.values():
             os.close(fd)
         held.locks.clear()
         held.owned.clear()
 
 
-def _exclusive(fd: int, tries: int = 10) -> bool:
-    """The lock for removal. A sandbox just killed at its deadline may take a few
-    milliseconds to let go of its mounts, so a busy answer is asked again briefly."""
+def _deepest_first(items: Sequence[ProtectedPath]) -> list[ProtectedPath]:
+    return sorted(items, key=lambda i: len(i.path.parts), reverse=True)
+
+
+_TRIES = 10
+
+
+def _claim(held: Hold, item: ProtectedPath, retry: list[ProtectedPath]) -> bool:
+    """Under ``_owned_lock``: True when this launch may remove ``item`` (nobody else, in this
+    process or another, relies on it); a busy one is kept adoptable and queued in ``retry``."""
+    fd = held.locks.get(item.path)
+    if fd is None:
+        del _owned[item.path]
+        return False
+    if _holding[item.path] <= 1 and _exclusive(fd):
+        del _owned[item.path]
+        return True
+    _owned[item.path] = 0  # still ours to remove; a launch starting now adopts it
+    retry.append(item)
+    return False
+
+
+def release_later(held: Hold) -> None:
+    """:func:`release_placeholders` on the releaser thread: removing a folder costs a few
+    milliseconds on some filesystems (rmdir on ext4 with discard: ~4 ms each), which the
+    command's result need not wait for. :func:`settle_placeholders` waits for it."""
+    _releaser().submit(release_placeholders, held)
+
+
+def settle_placeholders(timeout_s: float | None = 10.0) -> None:
+    """Wait until every release handed to the releaser so far has run (tests, shutdown)."""
+    _releaser().submit(lambda: None).result(timeout=timeout_s)
+
+
+_pool: list[ThreadPoolExecutor] = []
+
+
+def _releaser() -> ThreadPoolExecutor:
+    """One worker, so releases run in order; joined at interpreter exit (pending ones run)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    with _owned_lock:
+        if not _pool:
+            _pool.append(ThreadPoolExecutor(1, thread_name_prefix="zengine-placeholders"))
+        return _pool[0]
+
+
+def _exclusive(fd: int) -> bool:
+    """The lock for removal, asked once: a busy one is asked again outside the ownership lock."""
     import fcntl
 
-    for attempt in range(tries):
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            if attempt + 1 < tries:
-                time.sleep(0.02)
-            continue
-        return True
-    return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return False
+    return True
 
 
 def _is_seed(item: ProtectedPath) -> bool:

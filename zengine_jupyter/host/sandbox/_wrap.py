@@ -23,7 +23,7 @@ from zengine_jupyter.host._process import RunOptions, open_process, run
 from zengine_jupyter.host.sandbox._bubblewrap import build_bwrap_argv
 from zengine_jupyter.host.sandbox._placeholders import (
     hold_placeholders,
-    release_placeholders,
+    release_later,
     write_seeds,
 )
 from zengine_jupyter.host.sandbox._profile import derive_profile
@@ -176,7 +176,7 @@ def launch(plan: CommandPlan) -> Iterator[Launch]:
     finally:
         if fd is not None:
             os.close(fd)
-        release_placeholders(held)
+        release_later(held)  # off the command's critical path (host.sandbox.settle_placeholders)
 
 
 def _options(plan: CommandPlan, opts: RunOptions, spec: Launch) -> RunOptions:
