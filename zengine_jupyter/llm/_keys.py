@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
-from zengine_jupyter.config import data_dir
+from zengine_jupyter.config import data_dir, private_dir
 from zengine_jupyter.protocol import ConfigError
 
 if TYPE_CHECKING:
@@ -164,7 +164,7 @@ class AuthStore:
         return True
 
     def _write(self, data: dict[str, object]) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        private_dir(self.path.parent)
         fd, name = tempfile.mkstemp(
             prefix=f".{self.path.name}.", suffix=".tmp", dir=self.path.parent
         )
