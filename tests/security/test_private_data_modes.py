@@ -23,9 +23,7 @@ SAMPLE = Path(__file__).parents[1] / "fixtures" / "llm" / "models-dev-sample.jso
 
 
 @pytest.fixture
-def shared_hub(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> Iterator[tuple[Path, Path]]:
+def shared_hub(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[Path, Path]]:
     """A data folder that does not exist yet, a world-writable temporary folder as ``$TMPDIR``
     (like /tmp), and the umask a hub's single-user server usually has (022)."""
     home = tmp_path / "alice" / "zengine"
@@ -117,3 +115,19 @@ def test_an_existing_loose_auth_file_and_data_folder_are_tightened(
     AuthStore().set("api.anthropic.com", Secret("sk-ant-do-not-share"))
     assert stat.S_IMODE(auth.stat().st_mode) == 0o600
     assert stat.S_IMODE(home.stat().st_mode) == 0o700
+
+
+def test_reading_keys_from_a_loose_auth_file_makes_it_private(
+    shared_hub: tuple[Path, Path],
+) -> None:
+    """Attack: auth.json copied in with mode 0644 (or edited by hand) stays readable by every
+    user on the hub for as long as the engine only reads keys from it and never writes it."""
+    home, _ = shared_hub
+    home.mkdir(parents=True)
+    auth = home / "auth.json"
+    auth.write_text(json.dumps({"version": 1, "hosts": {"api.example.com": {"api_key": "sk-1"}}}))
+    assert stat.S_IMODE(auth.stat().st_mode) == 0o644
+    key = AuthStore().get("api.example.com")
+    assert key is not None
+    assert key.reveal() == "sk-1"
+    assert stat.S_IMODE(auth.stat().st_mode) == 0o600
