@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from zengine_jupyter.config import HOME_ENV, TrustStore, data_dir
+from zengine_jupyter.config import HOME_ENV, TrustStore, add_rule_to_layer, data_dir
 from zengine_jupyter.engine import FixedApprovals, Session, SessionOptions
 from zengine_jupyter.llm import AuthStore, CatalogCache, Secret
 from zengine_jupyter.testing import ProviderServer, Reply, ScriptedToolCall, write_provider_settings
@@ -62,13 +62,8 @@ async def test_another_user_cannot_read_my_chats_keys_trust_checkpoints_or_artif
     (project / "notes.txt").write_text("secret plan\n")
     before = set(temp.rglob("*"))
     async with ProviderServer() as server:
-        old = os.umask(0o077)  # the user's own settings file is not what this test checks
-        try:
-            home.mkdir(parents=True)
-            write_provider_settings(home, server.base_url)
-        finally:
-            os.umask(old)
-        home.chmod(0o755)  # as a data folder made by an older version or by hand would be
+        home.mkdir(parents=True)  # 0755, as an older version or a hand-made one would be
+        write_provider_settings(home, server.base_url).chmod(0o600)  # the test's, not the engine's
         server.add(
             Reply(tool_calls=(ScriptedToolCall("Write", {"path": "plan.txt", "content": "x\n"}),)),
             Reply(tool_calls=(ScriptedToolCall("Bash", {"command": "cat notes.txt"}),)),
@@ -83,6 +78,7 @@ async def test_another_user_cannot_read_my_chats_keys_trust_checkpoints_or_artif
             await session.aclose()
     AuthStore().set("api.anthropic.com", Secret("sk-ant-do-not-share"))
     TrustStore().trust(project)
+    assert add_rule_to_layer("user", "Bash(ls:*)")  # the user's settings file, in the data folder
     assert CatalogCache(data_dir(), url="http://127.0.0.1:9/api.json")._store(SAMPLE.read_bytes())
 
     # the real paths ran: a chat log, a checkpoint repository, an artifact, keys and trust exist

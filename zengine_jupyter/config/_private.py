@@ -13,11 +13,12 @@ import stat
 from pathlib import Path
 from typing import IO, Literal
 
-from zengine_jupyter.config._paths import data_dir
+from zengine_jupyter.config._paths import data_dir, user_config_dir
 
 __all__ = [
     "PRIVATE_DIR_MODE",
     "PRIVATE_FILE_MODE",
+    "is_private_place",
     "open_private",
     "private_dir",
     "tighten",
@@ -44,6 +45,18 @@ def _data_root_of(path: Path) -> Path | None:
     except Exception:  # a broken $ZENGINE_HOME is reported where settings load
         return None
     return root if path == root or root in path.parents else None
+
+
+def is_private_place(path: Path) -> bool:
+    """Whether ``path`` is in the user's data folder or user settings folder (kept private)."""
+    for find in (data_dir, user_config_dir):
+        try:
+            root = find()
+        except Exception:  # a broken $ZENGINE_HOME is reported where settings load
+            continue
+        if root in Path(path).parents:
+            return True
+    return False
 
 
 def private_dir(path: Path) -> Path:

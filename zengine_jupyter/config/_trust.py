@@ -20,7 +20,12 @@ from typing import TYPE_CHECKING
 from pydantic import ValidationError
 
 from zengine_jupyter.config._paths import data_dir
-from zengine_jupyter.config._private import PRIVATE_FILE_MODE, open_private, private_dir
+from zengine_jupyter.config._private import (
+    PRIVATE_FILE_MODE,
+    is_private_place,
+    open_private,
+    private_dir,
+)
 from zengine_jupyter.protocol import TrustEntry, TrustFile, TrustStoreError
 
 if TYPE_CHECKING:
@@ -31,11 +36,14 @@ __all__ = ["TRUST_FILE_NAME", "TrustStore", "atomic_write_text"]
 TRUST_FILE_NAME = "trust.json"
 
 
-def atomic_write_text(path: Path, text: str, *, mode: int = 0o644) -> None:
+def atomic_write_text(path: Path, text: str, *, mode: int | None = None) -> None:
     """Write ``text`` to ``path`` through a temporary file in the same folder and ``os.replace``.
 
-    With ``mode`` 0o600 the file is private and a missing folder is created 0700.
+    ``mode`` defaults to 0o600 in the user's data or settings folder (a missing folder there is
+    created 0700), else 0o644 (a project's settings file).
     """
+    if mode is None:
+        mode = PRIVATE_FILE_MODE if is_private_place(path) else 0o644
     if mode & 0o077:
         path.parent.mkdir(parents=True, exist_ok=True)
     else:
