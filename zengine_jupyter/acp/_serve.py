@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, cast
 from acp import run_agent
 
 from zengine_jupyter.acp._agent import ZengineAgent
-from zengine_jupyter.config import data_dir
+from zengine_jupyter.config import data_dir, open_private, private_dir
 
 if TYPE_CHECKING:
     from typing import TextIO
@@ -45,7 +45,8 @@ def _logging() -> None:
     handlers: list[logging.Handler] = [logging.StreamHandler(sys.stderr)]
     folder = data_dir() / "logs"
     with contextlib.suppress(OSError):
-        folder.mkdir(parents=True, exist_ok=True)
+        private_dir(folder)
+        open_private(folder / "acp.log", "ab").close()  # the handler appends; the file stays 0600
         handlers.append(logging.FileHandler(folder / "acp.log", encoding="utf-8"))
     fmt = logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s")
     for handler in handlers:

@@ -16,6 +16,14 @@ from zengine_jupyter.config._paths import (
     notebook_path,
     user_config_dir,
 )
+from zengine_jupyter.config._private import (
+    PRIVATE_DIR_MODE,
+    PRIVATE_FILE_MODE,
+    open_private,
+    private_dir,
+    tighten,
+    write_private,
+)
 from zengine_jupyter.protocol import lazy_exports as _lazy_exports
 
 if TYPE_CHECKING:
@@ -171,6 +179,8 @@ __all__ = [
     "HOME_ENV",
     "MODE_LOOSENESS",
     "PERMISSION_MODES",
+    "PRIVATE_DIR_MODE",
+    "PRIVATE_FILE_MODE",
     "SYSTEM_SETTINGS",
     "SYSTEM_SETTINGS_ENV",
     "WITHHELD",
@@ -220,6 +230,8 @@ __all__ = [
     "load_settings",
     "may_run_automatic_checks",
     "notebook_path",
+    "open_private",
+    "private_dir",
     "provider_configured",
     "read_layers",
     "reload_settings",
@@ -229,9 +241,11 @@ __all__ = [
     "settings_changes",
     "settings_files",
     "system_settings_path",
+    "tighten",
     "trust_workspace",
     "trusted_grants",
     "user_config_dir",
+    "write_private",
     "write_provider_choice",
 ]
 

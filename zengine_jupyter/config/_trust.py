@@ -20,6 +20,12 @@ from typing import TYPE_CHECKING
 from pydantic import ValidationError
 
 from zengine_jupyter.config._paths import data_dir
+from zengine_jupyter.config._private import (
+    PRIVATE_FILE_MODE,
+    is_private_place,
+    open_private,
+    private_dir,
+)
 from zengine_jupyter.protocol import TrustEntry, TrustFile, TrustStoreError
 
 if TYPE_CHECKING:
@@ -30,9 +36,18 @@ __all__ = ["TRUST_FILE_NAME", "TrustStore", "atomic_write_text"]
 TRUST_FILE_NAME = "trust.json"
 
 
-def atomic_write_text(path: Path, text: str, *, mode: int = 0o644) -> None:
-    """Write ``text`` to ``path`` through a temporary file in the same folder and ``os.replace``."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+def atomic_write_text(path: Path, text: str, *, mode: int | None = None) -> None:
+    """Write ``text`` to ``path`` through a temporary file in the same folder and ``os.replace``.
+
+    ``mode`` defaults to 0o600 in the user's data or settings folder (a missing folder there is
+    created 0700), else 0o644 (a project's settings file).
+    """
+    if mode is None:
+        mode = PRIVATE_FILE_MODE if is_private_place(path) else 0o644
+    if mode & 0o077:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    else:
+        private_dir(path.parent)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
@@ -111,7 +126,9 @@ class TrustStore:
 
     def _write(self, content: TrustFile) -> None:
         try:
-            atomic_write_text(self.path, content.model_dump_json(indent=2) + "\n")
+            atomic_write_text(
+                self.path, content.model_dump_json(indent=2) + "\n", mode=PRIVATE_FILE_MODE
+            )
         except OSError as exc:
             raise TrustStoreError(
                 f"{self.path} cannot be written: {exc.strerror or exc}",
@@ -120,8 +137,8 @@ class TrustStore:
 
     @contextlib.contextmanager
     def _locked(self) -> Iterator[None]:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        with self.path.with_name(self.path.name + ".lock").open("a") as lock:
+        private_dir(self.path.parent)
+        with open_private(self.path.with_name(self.path.name + ".lock"), "ab") as lock:
             fcntl.flock(lock.fileno(), fcntl.LOCK_EX)
             try:
                 yield

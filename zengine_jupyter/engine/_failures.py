@@ -14,7 +14,7 @@ import traceback
 from datetime import UTC, datetime
 from pathlib import Path
 
-from zengine_jupyter.config import data_dir
+from zengine_jupyter.config import data_dir, open_private, private_dir
 from zengine_jupyter.protocol import escape_surrogates
 
 __all__ = ["TOOLS_LOG", "describe_failure", "log_failure"]
@@ -52,9 +52,9 @@ def describe_failure(tool: str, exc: Exception, root: Path, logged: Path | None)
 
 
 def _append(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("a", encoding="utf-8", errors="backslashreplace") as log:
-        log.write(text)
+    private_dir(path.parent)
+    with open_private(path, "ab") as log:
+        log.write(text.encode("utf-8", "backslashreplace"))
 
 
 async def log_failure(session_id: str, tool: str, exc: Exception) -> Path | None:

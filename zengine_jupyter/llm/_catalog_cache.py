@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Literal
 
 import httpx
 
-from zengine_jupyter.config import data_dir
+from zengine_jupyter.config import data_dir, private_dir
 from zengine_jupyter.llm._catalog import Catalog
 from zengine_jupyter.llm._catalog_files import (
     is_catalog,
@@ -201,7 +201,7 @@ class CatalogCache:
         return True
 
     def _write(self, content: bytes) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        private_dir(self.path.parent)
         fd, name = tempfile.mkstemp(
             prefix=f".{self.path.name}.", suffix=".tmp", dir=self.path.parent
         )

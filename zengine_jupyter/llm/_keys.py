@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
-from zengine_jupyter.config import data_dir
+from zengine_jupyter.config import data_dir, private_dir, tighten
 from zengine_jupyter.protocol import ConfigError
 
 if TYPE_CHECKING:
@@ -134,6 +134,7 @@ class AuthStore:
                 f"{self.path} is not readable JSON ({type(exc).__name__})",
                 hint=f"fix or delete {self.path}, then run: zengine auth login HOST",
             ) from None
+        tighten(self.path)  # a copy or an editor may have left the keys readable by others
         hosts = raw.get("hosts") if isinstance(raw, dict) else None
         if not isinstance(hosts, dict):
             return {}
@@ -164,7 +165,7 @@ class AuthStore:
         return True
 
     def _write(self, data: dict[str, object]) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        private_dir(self.path.parent)
         fd, name = tempfile.mkstemp(
             prefix=f".{self.path.name}.", suffix=".tmp", dir=self.path.parent
         )

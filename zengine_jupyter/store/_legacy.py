@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
+from zengine_jupyter.config import write_private
 from zengine_jupyter.protocol import (
     MessageRecord,
     ModelChangeRecord,
@@ -148,11 +149,11 @@ def import_v1(root: Path, session_id: str) -> V1Chat | None:
     chat = read_v1(root / f"{session_id}.jsonl")
     tmp = root / f".import-{session_id}-{secrets.token_hex(4)}"
     try:
-        tmp.mkdir()
-        (tmp / "agents").mkdir()
-        (tmp / "artifacts").mkdir()
+        tmp.mkdir(0o700)
+        (tmp / "agents").mkdir(0o700)
+        (tmp / "artifacts").mkdir(0o700)
         log = b"".join(record_line(r) + b"\n" for r in chat.records)
-        (tmp / "log.jsonl").write_bytes(log)
+        write_private(tmp / "log.jsonl", log)
         write_meta(tmp / "meta.json", meta_from_state(session_id, replay(chat.records), len(log)))
         tmp.rename(root / session_id)
     except OSError:

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from zengine_jupyter.config import data_dir
+from zengine_jupyter.config import data_dir, private_dir
 from zengine_jupyter.protocol import (
     LogRecord,
     SessionMeta,
@@ -88,17 +88,17 @@ class SessionStore:
         """A new chat, open for writing; its first record says which project it is about."""
         sid = check_id(session_id or f"{datetime.now(UTC):%Y%m%d-%H%M%S}-{new_id()[:6]}")
         folder = self.root / sid
-        self.root.mkdir(parents=True, exist_ok=True)
+        private_dir(self.root)
         if self._legacy_file(sid).exists():
             raise StoreError(f"a v1 chat {sid!r} exists in {self.root}", hint="open it instead")
         try:
-            folder.mkdir()
+            folder.mkdir(0o700)
         except FileExistsError:
             raise StoreError(
                 f"a chat {sid!r} already exists in {self.root}", hint="open it, or pick another id"
             ) from None
-        (folder / "agents").mkdir()
-        (folder / "artifacts").mkdir()
+        (folder / "agents").mkdir(0o700)
+        (folder / "artifacts").mkdir(0o700)
         writer = self._open_writer(folder, imported=None)
         writer.append(SessionRecord(project=None if project is None else str(project)))
         writer.write_meta()

@@ -86,7 +86,7 @@ def save_artifact(folder: Path, name: str, data: bytes) -> str:
     """Write ``data`` under ``folder/artifacts/`` atomically; the relative path written."""
     safe = re.sub(r"[^A-Za-z0-9_.-]", "_", name)[:100] or "artifact"
     artifacts = folder / "artifacts"
-    artifacts.mkdir(exist_ok=True)
+    artifacts.mkdir(0o700, exist_ok=True)
     target = artifacts / safe
     n = 1
     while target.exists():
@@ -116,7 +116,7 @@ def open_log_for_append(path: Path, folder: Path) -> tuple[int, TailRepair, LogS
         else:
             scan.records.append(record)
             repair = TailRepair(completed=True)
-    fd = os.open(path, _APPEND_FLAGS, 0o644)
+    fd = os.open(path, _APPEND_FLAGS, 0o600)
     if repair.completed:
         write_all(fd, b"\n")
     return fd, repair, scan
@@ -174,7 +174,7 @@ class SessionWriter:
         if fd is None:
             check_id(agent_id, "agent")
             agents = self.folder / "agents"
-            agents.mkdir(exist_ok=True)
+            agents.mkdir(0o700, exist_ok=True)
             fd, _, _ = open_log_for_append(agents / f"{agent_id}.jsonl", self.folder)
             self._agents[agent_id] = fd
         write_all(fd, record_line(record) + b"\n")

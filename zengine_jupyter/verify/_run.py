@@ -19,6 +19,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Protocol
 
+from zengine_jupyter.config import private_dir
 from zengine_jupyter.host import RunOptions, run, workspace_fingerprint
 from zengine_jupyter.protocol import (
     CheckRecord,
@@ -179,7 +180,7 @@ _UNSAFE = re.compile(r"[^A-Za-z0-9_.-]+")
 
 def _write_artifact(folder: Path, check: CheckSpec, started: datetime, output: bytes) -> Path:
     """The whole output, written atomically (temp file + rename)."""
-    folder.mkdir(parents=True, exist_ok=True)
+    private_dir(folder)
     name = f"check-{started:%Y%m%dT%H%M%S%f}-{_UNSAFE.sub('_', check.id)}.log"
     target = folder / name
     fd, temp = tempfile.mkstemp(dir=folder, prefix=".tmp-", suffix=".log")

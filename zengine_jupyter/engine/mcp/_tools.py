@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import ConfigDict, Field
 
+from zengine_jupyter.config import private_dir, write_private
 from zengine_jupyter.engine.mcp._catalog import LOAD_MCP_TOOLS, tool_definition
 from zengine_jupyter.engine.mcp._resources import (
     LIST_MCP_RESOURCES,
@@ -107,10 +108,10 @@ async def _output(name: str, result: McpCallResult, ctx: ToolContext) -> ToolOut
 def _save(folder: Path, name: str, text: str) -> Path:
     import uuid
 
-    folder.mkdir(parents=True, exist_ok=True)
+    private_dir(folder)
     path = folder / f"{name}-{uuid.uuid4().hex[:12]}.txt"
     tmp = path.with_suffix(".tmp")
-    tmp.write_text(text, encoding="utf-8")
+    write_private(tmp, text)
     tmp.replace(path)
     return path
 

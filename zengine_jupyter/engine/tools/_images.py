@@ -16,6 +16,7 @@ import base64
 import hashlib
 from typing import TYPE_CHECKING
 
+from zengine_jupyter.config import private_dir, write_private
 from zengine_jupyter.protocol import ImagePart, RecordedImage, ToolResultRecord
 
 if TYPE_CHECKING:
@@ -71,10 +72,10 @@ class ImageStore:
 
 
 def _write(path: Path, data: bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
+    private_dir(path.parent)
     if not path.exists():
         tmp = path.with_suffix(".tmp")
-        tmp.write_bytes(data)
+        write_private(tmp, data)
         tmp.replace(path)
 
 

@@ -19,6 +19,7 @@ import itertools
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from zengine_jupyter.config import open_private, private_dir
 from zengine_jupyter.host import RunOptions, open_process
 from zengine_jupyter.host.sandbox import CommandOrigin, open_planned
 from zengine_jupyter.protocol import ToolError
@@ -86,7 +87,7 @@ class ShellRunner:
         return open_planned(plan, options, merge_stderr=True)
 
     def _artifact(self, kind: str) -> Path:
-        self.artifacts.mkdir(parents=True, exist_ok=True)
+        private_dir(self.artifacts)
         return self.artifacts / f"{kind}-{next(self._counter):04d}.log"
 
     async def run(self, command: str, timeout_s: float) -> CommandResult:
@@ -94,7 +95,7 @@ class ShellRunner:
         artifact = self._artifact("bash")
         chunks: list[bytes] = []
         exit_code: int | None = None
-        with artifact.open("wb") as log:
+        with open_private(artifact) as log:
             async with self._open(command, CommandOrigin.AGENT_BASH) as proc:
                 assert proc.stdout is not None
                 try:
@@ -120,7 +121,7 @@ class ShellRunner:
         return shell
 
     async def _pump(self, shell: BackgroundShell) -> int:
-        with shell.artifact.open("wb") as log:
+        with open_private(shell.artifact) as log:
             async with self._open(shell.command, CommandOrigin.BACKGROUND_SHELL) as proc:
                 assert proc.stdout is not None
                 while chunk := await proc.stdout.read(1 << 16):

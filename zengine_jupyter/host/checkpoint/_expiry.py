@@ -18,6 +18,7 @@ import re
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING
 
+from zengine_jupyter.config import write_private
 from zengine_jupyter.host.checkpoint._git import CHECKPOINT_REF
 from zengine_jupyter.protocol import CheckpointExpiredError
 
@@ -95,7 +96,7 @@ def record_expired(git_dir: Path, ids: Iterable[str], now: datetime) -> None:
     day = now.strftime("%Y-%m-%d")
     lines += [f"{commit} {day}" for commit in dict.fromkeys(ids)]
     tmp = path.with_suffix(".tmp")
-    tmp.write_text("".join(line + "\n" for line in lines), "utf-8")
+    write_private(tmp, "".join(line + "\n" for line in lines))
     tmp.replace(path)
 
 

@@ -8,6 +8,7 @@ import fcntl
 import os
 from typing import TYPE_CHECKING
 
+from zengine_jupyter.config import private_dir
 from zengine_jupyter.protocol import CheckpointError
 
 if TYPE_CHECKING:
@@ -20,7 +21,7 @@ __all__ = ["repository_lock"]
 @contextlib.asynccontextmanager
 async def repository_lock(path: Path, timeout_s: float = 60.0) -> AsyncIterator[None]:
     """Hold an exclusive ``flock`` on ``path`` without blocking the event loop."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+    private_dir(path.parent)
     fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
     try:
         loop = asyncio.get_running_loop()

@@ -8,6 +8,7 @@ import os
 from datetime import UTC, datetime
 from pathlib import Path
 
+from zengine_jupyter.config import private_dir, write_private
 from zengine_jupyter.host._git_global import global_excludes_text
 from zengine_jupyter.host._process import RunOptions, open_process, run
 from zengine_jupyter.host.checkpoint._expiry import find_moved
@@ -97,15 +98,18 @@ class ShadowRepository:
     async def _ensure_initialised(self) -> None:
         git_dir = self.paths.git_dir
         if not (git_dir / "HEAD").exists():
-            git_dir.mkdir(parents=True, exist_ok=True)
+            private_dir(git_dir)
             no_work_tree = {k: v for k, v in self._env.items() if k != "GIT_WORK_TREE"}
-            await self.git("init", "--quiet", "--bare", str(git_dir), env=no_work_tree)
+            # --shared=0600: git makes its files 0600 and folders 0700 whatever the umask
+            await self.git(
+                "init", "--quiet", "--bare", "--shared=0600", str(git_dir), env=no_work_tree
+            )
             await self.git("config", "core.bare", "false")
             await self.git("symbolic-ref", "HEAD", CHECKPOINT_REF)
-            (git_dir / "info").mkdir(exist_ok=True)
-            (git_dir / "info" / "attributes").write_text(_ATTRIBUTES)
+            private_dir(git_dir / "info")
+            write_private(git_dir / "info" / "attributes", _ATTRIBUTES)
             # which project this is, for `zengine checkpoints gc` over every repository
-            (git_dir / "zengine-project").write_text(str(self.root), "utf-8")
+            write_private(git_dir / "zengine-project", str(self.root))
         self._write_if_changed(self.paths.exclude_file, self._exclude_text())
 
     def _exclude_text(self) -> str:
@@ -130,7 +134,7 @@ class ShadowRepository:
         except OSError:
             pass
         tmp = path.with_suffix(".tmp")
-        tmp.write_text(text, "utf-8")
+        write_private(tmp, text)
         tmp.replace(path)
 
     # ------------------------------------------------------------------ snapshot

@@ -26,7 +26,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from zengine_jupyter.config import data_dir
+from zengine_jupyter.config import data_dir, private_dir
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -81,7 +81,7 @@ def _lock(path: Path, folder: Path) -> int:
 def hold_placeholders(protected: Sequence[ProtectedPath]) -> Hold:
     """Lock every protected path (shared); call before re-checking which ones exist."""
     folder = lock_folder()
-    folder.mkdir(parents=True, exist_ok=True)
+    private_dir(folder)
     held = Hold()
     try:
         for item in protected:

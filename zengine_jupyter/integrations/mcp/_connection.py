@@ -25,6 +25,7 @@ from mcp.client.subscriptions import ListenNotSupportedError, SubscriptionLost
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from zengine_jupyter._version import __version__
+from zengine_jupyter.config import open_private, private_dir
 from zengine_jupyter.integrations.mcp._delivery import RefusalAwareClient, tracking
 from zengine_jupyter.integrations.mcp._naming import qualify_tools
 from zengine_jupyter.integrations.mcp._types import (
@@ -182,7 +183,8 @@ class Connection:
             command=spec.command, args=list(spec.args), env=dict(spec.env), cwd=spec.cwd
         )
         if spec.errlog is not None:
-            spec.errlog.parent.mkdir(parents=True, exist_ok=True)
+            private_dir(spec.errlog.parent)
+            open_private(spec.errlog, "ab").close()  # created (or tightened) 0600 first
             too_big = spec.errlog.exists() and spec.errlog.stat().st_size > _LOG_CAP
             self._errlog = spec.errlog.open("w" if too_big else "a", encoding="utf-8")
             self._errlog.write(f"--- zengine: starting {spec.command}\n")
