@@ -145,7 +145,7 @@ class Session:
         self._interrupting = False
         self._closed = False
         self.environ = parts.environ
-        self.client_mcp_servers = parts.mcp_servers
+        self.mcp_servers = parts.mcp_servers
         self._live = LiveSettings(self.root, self.environ)
         self.created = False
         """This open created the chat (:func:`close_discarding_unused` may delete it)."""

@@ -84,7 +84,7 @@ class McpExtension(SessionExtension):
         self.deferred = DeferredTools(loaded_in_log(session.writer.state().transcript))
         session.commands["mcp"] = self._status_command
         self._servers, problems = servers_from_settings(
-            session.settings, session.client_mcp_servers
+            session.settings, session.mcp_servers
         )
         for problem in problems:
             self._notice(problem)
@@ -119,7 +119,7 @@ class McpExtension(SessionExtension):
         await self._started.wait()
         known = {entry.name for entry, _ in self._servers}
         self._servers, problems = servers_from_settings(
-            session.settings, session.client_mcp_servers
+            session.settings, session.mcp_servers
         )
         for problem in problems:
             self._notice(problem)
