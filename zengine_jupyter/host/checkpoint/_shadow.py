@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import time
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -13,13 +14,13 @@ from zengine_jupyter.host._process import RunOptions, open_process, run
 from zengine_jupyter.host.checkpoint._expiry import find_moved
 from zengine_jupyter.host.checkpoint._git import (
     CHECKPOINT_REF,
-    FIRST_SNAPSHOT_CONFIG,
     ShadowPaths,
     git_argv,
     git_env,
     project_key,
 )
 from zengine_jupyter.host.checkpoint._lock import repository_lock
+from zengine_jupyter.host.checkpoint._pack import store_first
 from zengine_jupyter.host.checkpoint._scan import (
     MAX_FILES,
     Scan,
@@ -69,6 +70,17 @@ class ShadowRepository:
         self.paths = ShadowPaths(data_dir / "checkpoints" / project_key(self.root), self.root)
         self._git_program = git
         self._env = git_env(self.paths)
+        self.last_steps: dict[str, float] = {}
+        """How long each step of the last snapshot took (for ``benchmarks/``)."""
+
+    @property
+    def git_program(self) -> str:
+        return self._git_program
+
+    @property
+    def env(self) -> dict[str, str]:
+        """The environment of every shadow git call."""
+        return self._env
 
     # ------------------------------------------------------------------ git plumbing
     async def git(
@@ -144,8 +156,11 @@ class ShadowRepository:
 
     async def snapshot_locked(self, message: str) -> CheckpointInfo | CheckpointsOff:
         """:meth:`snapshot` for a caller that already holds :attr:`lock`."""
+        self.last_steps = {}
+        started = time.perf_counter()
         await self._ensure_initialised()
         scan = await self._scan()
+        self.last_steps["scan"] = time.perf_counter() - started
         if scan is None:
             return CheckpointsOff(
                 kind="too_many_files",
@@ -178,21 +193,19 @@ class ShadowRepository:
         return None if scan.untracked > budget else scan
 
     async def _commit(self, scan: Scan, message: str) -> CheckpointInfo:
-        first = read_index_count(self.paths.index_file) == 0
-        config = FIRST_SNAPSHOT_CONFIG if first else ()
-        if scan.remove:
-            # deleted, behind a folder that became a symlink, or now too large (the file is
-            # left alone): dropped from the snapshot first, so a folder replaced by a file
-            # (or a symlink) is no conflict for the additions
-            await self.git(
-                "update-index", "--force-remove", "-z", "--stdin", stdin=_nul_join(scan.remove)
-            )
-        if scan.update:
-            await self.git(
-                "update-index", "--add", "--remove", "-z", "--stdin",
-                stdin=_nul_join(scan.update), config=config,
-            )  # fmt: skip
+        started = time.perf_counter()
+        if read_index_count(self.paths.index_file) == 0 and scan.update:
+            # the first snapshot (or the first after an empty one): one pack, our own index
+            stored = await store_first(self, scan.update)
+            scan.not_stored += stored.not_stored
+            self.last_steps.update(stored.steps)
+        else:
+            await self._update_index(scan)
+            self.last_steps["update-index"] = time.perf_counter() - started
+        started = time.perf_counter()
         tree = (await self.git("write-tree")).decode().strip()
+        self.last_steps["write-tree"] = time.perf_counter() - started
+        started = time.perf_counter()
         head = await self._read_head()  # under the lock: another process may have moved it
         if head is not None and head[1] == tree:
             previous = await self.get(head[0])
@@ -209,6 +222,7 @@ class ShadowRepository:
         commit = await self.git("commit-tree", tree, *parent, "-F", "-", stdin=text.encode())
         commit_id = commit.decode().strip()
         await self.git("update-ref", CHECKPOINT_REF, commit_id, *([head[0]] if head else []))
+        self.last_steps["commit"] = time.perf_counter() - started
         return CheckpointInfo(
             id=commit_id,
             message=message.strip() or "checkpoint",
@@ -216,6 +230,19 @@ class ShadowRepository:
             file_count=count,
             not_stored=scan.not_stored,
         )
+
+    async def _update_index(self, scan: Scan) -> None:
+        if scan.remove:
+            # deleted, behind a folder that became a symlink, or now too large (the file is
+            # left alone): dropped from the snapshot first, so a folder replaced by a file
+            # (or a symlink) is no conflict for the additions
+            await self.git(
+                "update-index", "--force-remove", "-z", "--stdin", stdin=_nul_join(scan.remove)
+            )
+        if scan.update:
+            await self.git(
+                "update-index", "--add", "--remove", "-z", "--stdin", stdin=_nul_join(scan.update)
+            )
 
     async def _read_head(self) -> tuple[str, str] | None:
         """(commit, tree) of the checkpoint ref, or None before the first snapshot."""
