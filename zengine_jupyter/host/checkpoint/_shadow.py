@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 import os
@@ -11,6 +12,7 @@ from pathlib import Path
 
 from zengine_jupyter.host._git_global import global_excludes_text
 from zengine_jupyter.host._process import RunOptions, open_process, run
+from zengine_jupyter.host.checkpoint._count import FileLimit
 from zengine_jupyter.host.checkpoint._expiry import find_moved
 from zengine_jupyter.host.checkpoint._git import (
     CHECKPOINT_REF,
@@ -71,6 +73,7 @@ class ShadowRepository:
         self._git_program = git
         self._env = git_env(self.paths)
         self.last_steps: dict[str, float] = {}
+        self.file_limit = FileLimit(MAX_FILES)
         """How long each step of the last snapshot took (for ``benchmarks/``)."""
 
     @property
@@ -158,8 +161,13 @@ class ShadowRepository:
         """:meth:`snapshot` for a caller that already holds :attr:`lock`."""
         self.last_steps = {}
         started = time.perf_counter()
-        await self._ensure_initialised()
-        scan = await self._scan()
+        if read_index_count(self.paths.index_file) == 0:
+            # nothing stored yet: count (and stop) before git walks it all, once per chat
+            over = await asyncio.to_thread(self.file_limit.over, self.root, self._exclude_text())
+            self.last_steps["count"] = time.perf_counter() - started
+            scan = None if over else await self._scan_initialised()
+        else:
+            scan = await self._scan_initialised()
         self.last_steps["scan"] = time.perf_counter() - started
         if scan is None:
             return CheckpointsOff(
@@ -169,6 +177,10 @@ class ShadowRepository:
                 "to .gitignore to turn them back on",
             )
         return await self._commit(scan, message)
+
+    async def _scan_initialised(self) -> Scan | None:
+        await self._ensure_initialised()
+        return await self._scan()
 
     def lock(self) -> contextlib.AbstractAsyncContextManager[None]:
         """The repository's inter-process lock (restore holds it across snapshot and writes)."""
