@@ -22,6 +22,13 @@ from zengine_jupyter.host.checkpoint._git import (
     project_key,
 )
 from zengine_jupyter.host.checkpoint._lock import repository_lock
+from zengine_jupyter.host.checkpoint._loose import (
+    commit_date,
+    commit_tree,
+    read_ref,
+    write_commit,
+    write_ref,
+)
 from zengine_jupyter.host.checkpoint._pack import store_first
 from zengine_jupyter.host.checkpoint._scan import (
     MAX_FILES,
@@ -230,10 +237,7 @@ class ShadowRepository:
             "not_stored": [n.model_dump(exclude_none=True) for n in scan.not_stored],
         }
         text = f"{message.strip() or 'checkpoint'}\n\nzengine: {json.dumps(body)}\n"
-        parent = ["-p", head[0]] if head else []
-        commit = await self.git("commit-tree", tree, *parent, "-F", "-", stdin=text.encode())
-        commit_id = commit.decode().strip()
-        await self.git("update-ref", CHECKPOINT_REF, commit_id, *([head[0]] if head else []))
+        commit_id = await self._write_commit(tree, head[0] if head else None, text, now)
         self.last_steps["commit"] = time.perf_counter() - started
         return CheckpointInfo(
             id=commit_id,
@@ -256,8 +260,35 @@ class ShadowRepository:
                 "update-index", "--add", "--remove", "-z", "--stdin", stdin=_nul_join(scan.update)
             )
 
+    async def _write_commit(self, tree: str, parent: str | None, text: str, now: datetime) -> str:
+        """Commit ``tree`` on the checkpoint ref (in Python; git when a date is in a form
+        only git parses)."""
+        env, stamp = self._env, int(now.timestamp())
+        author = commit_date(env, "GIT_AUTHOR_DATE", stamp)
+        committer = commit_date(env, "GIT_COMMITTER_DATE", stamp)
+        if author is None or committer is None:
+            parents = ["-p", parent] if parent else []
+            out = await self.git("commit-tree", tree, *parents, "-F", "-", stdin=text.encode())
+            commit_id = out.decode().strip()
+            await self.git("update-ref", CHECKPOINT_REF, commit_id, *([parent] if parent else []))
+            return commit_id
+        lines = [f"tree {tree}", *([f"parent {parent}"] if parent else [])]
+        lines.append(f"author {env['GIT_AUTHOR_NAME']} <{env['GIT_AUTHOR_EMAIL']}> {author}")
+        lines.append(
+            f"committer {env['GIT_COMMITTER_NAME']} <{env['GIT_COMMITTER_EMAIL']}> {committer}"
+        )
+        commit_id = write_commit(self.paths.git_dir, ("\n".join(lines) + "\n\n" + text).encode())
+        write_ref(self.paths.git_dir, CHECKPOINT_REF, commit_id)
+        return commit_id
+
     async def _read_head(self) -> tuple[str, str] | None:
         """(commit, tree) of the checkpoint ref, or None before the first snapshot."""
+        commit = read_ref(self.paths.git_dir, CHECKPOINT_REF)
+        if commit is None:
+            return None
+        tree = commit_tree(self.paths.git_dir, commit)
+        if tree is not None:
+            return commit, tree
         out = await self.git(
             "rev-parse", f"{CHECKPOINT_REF}^{{commit}}", f"{CHECKPOINT_REF}^{{tree}}",
             check=False,
