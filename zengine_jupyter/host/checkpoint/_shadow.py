@@ -3,16 +3,20 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import os
 import time
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from zengine_jupyter.host._git_global import global_excludes_text
 from zengine_jupyter.host._process import RunOptions, open_process, run
 from zengine_jupyter.host.checkpoint._count import FileLimit
+from zengine_jupyter.host.checkpoint._entries import (
+    exclude_text,
+    parse_log_entry,
+    write_if_changed,
+)
 from zengine_jupyter.host.checkpoint._expiry import find_moved
 from zengine_jupyter.host.checkpoint._git import (
     CHECKPOINT_REF,
@@ -41,9 +45,11 @@ from zengine_jupyter.protocol import (
     CheckpointError,
     CheckpointInfo,
     CheckpointsOff,
-    NotStored,
     ProcessError,
 )
+
+if TYPE_CHECKING:
+    import contextlib
 
 __all__ = ["ShadowRepository", "unsafe_root_reason"]
 
@@ -131,29 +137,11 @@ class ShadowRepository:
         self._write_if_changed(self.paths.exclude_file, self._exclude_text())
 
     def _exclude_text(self) -> str:
-        lines = [
-            "# written by zengine: the user's global excludes (core.excludesFile), the",
-            "# repository's info/exclude, then zengine's own (a later line wins)",
-            "",
-            global_excludes_text(),
-        ]
-        user_exclude = _user_git_dir(self.root)
-        if user_exclude is not None:
-            with contextlib.suppress(OSError):
-                lines.append((user_exclude / "info" / "exclude").read_text("utf-8", "replace"))
-        lines += _ALWAYS_EXCLUDED
-        return "\n".join(lines) + "\n"
+        return exclude_text(self.root, _ALWAYS_EXCLUDED)
 
     @staticmethod
     def _write_if_changed(path: Path, text: str) -> None:
-        try:
-            if path.read_text("utf-8") == text:
-                return  # unchanged: keeps git's untracked cache valid
-        except OSError:
-            pass
-        tmp = path.with_suffix(".tmp")
-        tmp.write_text(text, "utf-8")
-        tmp.replace(path)
+        write_if_changed(path, text)
 
     # ------------------------------------------------------------------ snapshot
     async def snapshot(self, message: str) -> CheckpointInfo | CheckpointsOff:
@@ -195,7 +183,8 @@ class ShadowRepository:
 
     async def _scan(self) -> Scan | None:
         """Status of the work tree against the shadow index; None past MAX_FILES files."""
-        budget = MAX_FILES - read_index_count(self.paths.index_file)
+        stored = read_index_count(self.paths.index_file)
+        budget, look = MAX_FILES - stored, stored > 0
         scan = Scan()
         argv = git_argv(self.paths, *_STATUS, extra_config=_STATUS_CONFIG, git=self._git_program)
         async with open_process(argv, RunOptions(cwd=self.root, env=self._env)) as proc:
@@ -203,20 +192,21 @@ class ShadowRepository:
             pending = b""
             while chunk := await proc.stdout.read(1 << 16):
                 head, _, pending = (pending + chunk).rpartition(b"\0")
-                classify(parse_status(head), self.root, scan)
+                classify(parse_status(head), self.root, scan, look=look)
                 if scan.untracked > budget:
                     return None
-            classify(parse_status(pending), self.root, scan)
+            classify(parse_status(pending), self.root, scan, look=look)
             if await proc.wait() != 0:
                 raise CheckpointError(f"git status failed in {self.root}")
         return None if scan.untracked > budget else scan
 
     async def _commit(self, scan: Scan, message: str) -> CheckpointInfo:
         started = time.perf_counter()
+        scan.not_stored.sort(key=lambda n: n.path)  # one order, whichever step found them
         if read_index_count(self.paths.index_file) == 0 and scan.update:
             # the first snapshot (or the first after an empty one): one pack, our own index
             stored = await store_first(self, scan.update)
-            scan.not_stored += stored.not_stored
+            scan.not_stored = sorted([*scan.not_stored, *stored.not_stored], key=lambda n: n.path)
             self.last_steps.update(stored.steps)
         else:
             await self._update_index(scan)
@@ -307,7 +297,7 @@ class ShadowRepository:
             return []
         out = await self.git("log", "--format=%H%x1f%ct%x1f%B%x1e", CHECKPOINT_REF)
         return [
-            _parse_log_entry(e) for e in out.decode("utf-8", "replace").split("\x1e") if e.strip()
+            parse_log_entry(e) for e in out.decode("utf-8", "replace").split("\x1e") if e.strip()
         ]
 
     async def get(self, checkpoint_id: str) -> CheckpointInfo:
@@ -326,44 +316,8 @@ class ShadowRepository:
                 f"no checkpoint {checkpoint_id} for {self.root}",
                 hint="list them with `zengine checkpoints list SESSION`",
             )
-        return _parse_log_entry(out.decode("utf-8", "replace").split("\x1e")[0])
-
-
-def _parse_log_entry(entry: str) -> CheckpointInfo:
-    commit, created, body = entry.strip("\n").split("\x1f", 2)
-    title = body.split("\n", 1)[0]
-    meta: dict[str, object] = {}
-    for line in body.splitlines():
-        if line.startswith("zengine: "):
-            meta = json.loads(line.removeprefix("zengine: "))
-    raw_not_stored = meta.get("not_stored", [])
-    return CheckpointInfo(
-        id=commit,
-        message=title,
-        created=datetime.fromtimestamp(int(created), UTC),
-        file_count=int(str(meta.get("file_count", 0))),
-        not_stored=[NotStored.model_validate(n) for n in raw_not_stored]
-        if isinstance(raw_not_stored, list)
-        else [],
-    )
+        return parse_log_entry(out.decode("utf-8", "replace").split("\x1e")[0])
 
 
 def _nul_join(paths: list[str]) -> bytes:
     return b"".join(os.fsencode(p) + b"\0" for p in paths)
-
-
-def _user_git_dir(root: Path) -> Path | None:
-    """The user's git folder for ``root`` (read only, for its info/exclude)."""
-    dot_git = root / ".git"
-    if dot_git.is_dir():
-        return dot_git
-    if dot_git.is_file():
-        text = dot_git.read_text("utf-8", "replace").strip()
-        if text.startswith("gitdir:"):
-            target = Path(text.removeprefix("gitdir:").strip())
-            target = target if target.is_absolute() else root / target
-            common = target / "commondir"
-            if common.is_file():
-                return (target / common.read_text().strip()).resolve()
-            return target
-    return None
