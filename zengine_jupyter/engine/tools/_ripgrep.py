@@ -49,7 +49,8 @@ async def ripgrep_candidates(
     if rg is None or not files:
         return None
     head = [rg, "--no-config", "--files-with-matches", "--null", "--text", "--crlf",
-            "--no-messages", *(["--ignore-case"] if case_insensitive else []),
+            "--no-messages", "--max-filesize", "8M",  # Python reads no larger file either
+            *(["--ignore-case"] if case_insensitive else []),
             "--regexp", pattern, "--"]  # fmt: skip
     prefix = f"{base}{os.sep}"
     shown = {(str(f).removeprefix(prefix)): f for f in files}
