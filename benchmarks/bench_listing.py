@@ -8,6 +8,9 @@
    loaded, as a project with secrets has) against the walk alone: the gate's cost.
 3. Grep over 5,000 files (files_with_matches) through the tool, Read rules on, against the
    same Grep without a gate: the cost per search as the model sees it.
+4. Grep over the 20,000-file tree (files_with_matches, no gate) against ripgrep's own
+   ``rg -l`` of the same tree, or ``git grep -l`` where ripgrep is not installed (issue 25
+   limit: at most 1.5x).
 """
 
 from __future__ import annotations
@@ -76,11 +79,25 @@ def _grep(root: Path, gated: bool) -> int:
         ctx = ToolContext(root=root, artifacts=root / ".artifacts", reads=ReadTracker(),
                           shells=shells, read_decision=GateReads(_gate(root)) if gated
                           else None)  # fmt: skip
-        out = await GrepTool().call({"pattern": r"value_\d+7 ", "head_limit": 2000}, ctx)
+        out = await GrepTool().call({"pattern": _PATTERN, "head_limit": 2000}, ctx)
         await shells.aclose()
         return len(out.content.splitlines())
 
     return asyncio.run(go())
+
+
+def _bare_grep(root: Path) -> int:
+    """ripgrep's own search of the tree (its walk, its ignore rules), else git grep."""
+    rg = shutil.which("rg")
+    argv = (
+        [rg, "--no-config", "-l", _PATTERN] if rg
+        else ["git", "grep", "-l", "--untracked", "-P", _PATTERN]
+    )  # fmt: skip
+    done = subprocess.run(argv, cwd=root, capture_output=True, check=False)
+    return len(done.stdout.splitlines())
+
+
+_PATTERN = r"value_\d+7 "
 
 
 def benchmarks() -> list[Benchmark]:
@@ -100,4 +117,7 @@ def benchmarks() -> list[Benchmark]:
                   timed(lambda: _walk(big, True)), timed(lambda: _walk(big, False)), repeat=5),
         Benchmark("Grep 5,000 files: Read rules per file vs no gate",
                   timed(lambda: _grep(small, True)), timed(lambda: _grep(small, False)), repeat=5),
+        Benchmark(f"Grep 20,000 files vs {'rg -l' if shutil.which('rg') else 'git grep -l'}",
+                  timed(lambda: _grep(big, False)), timed(lambda: _bare_grep(big)), repeat=7,
+                  max_ratio=1.5),
     ]  # fmt: skip

@@ -184,13 +184,18 @@ async def run(argv: Sequence[str], options: RunOptions | None = None) -> Complet
 
 @contextlib.asynccontextmanager
 async def open_process(
-    argv: Sequence[str], options: RunOptions | None = None, *, merge_stderr: bool = False
+    argv: Sequence[str],
+    options: RunOptions | None = None,
+    *,
+    merge_stderr: bool = False,
+    writable: bool = False,
 ) -> AsyncIterator[asyncio.subprocess.Process]:
     """Start ``argv`` with its stdout piped for streaming; it is stopped when the block exits.
 
     For readers that may stop early (a listing cut off at a limit) and for commands whose
-    output is streamed. ``options.timeout_s`` is the caller's to enforce; stdin is closed;
-    stderr is discarded, or merged into stdout with ``merge_stderr``.
+    output is streamed. ``options.timeout_s`` is the caller's to enforce; stdin is closed, or
+    piped for the caller to stream into with ``writable``; stderr is discarded, or merged into
+    stdout with ``merge_stderr``.
     """
     opts = options or RunOptions()
     if not argv:
@@ -200,7 +205,7 @@ async def open_process(
             *_argv(argv, opts),
             cwd=opts.cwd,
             env=child_environment(opts.env),
-            stdin=asyncio.subprocess.DEVNULL,
+            stdin=asyncio.subprocess.PIPE if writable else asyncio.subprocess.DEVNULL,
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.STDOUT if merge_stderr else asyncio.subprocess.DEVNULL,
             start_new_session=True,

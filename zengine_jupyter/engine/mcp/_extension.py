@@ -83,9 +83,7 @@ class McpExtension(SessionExtension):
             self._hub = McpHub(McpManagerOptions(root=session.root))
         self.deferred = DeferredTools(loaded_in_log(session.writer.state().transcript))
         session.commands["mcp"] = self._status_command
-        self._servers, problems = servers_from_settings(
-            session.settings, session.mcp_servers
-        )
+        self._servers, problems = servers_from_settings(session.settings, session.mcp_servers)
         for problem in problems:
             self._notice(problem)
         self._unsubscribe = self.hub.subscribe(self._sync)
@@ -118,9 +116,7 @@ class McpExtension(SessionExtension):
     async def reload(self, session: Session) -> list[str]:
         await self._started.wait()
         known = {entry.name for entry, _ in self._servers}
-        self._servers, problems = servers_from_settings(
-            session.settings, session.mcp_servers
-        )
+        self._servers, problems = servers_from_settings(session.settings, session.mcp_servers)
         for problem in problems:
             self._notice(problem)
         trusted = self._trusted = session.settings.trusted

@@ -19,6 +19,7 @@ from pydantic import Field
 from zengine_jupyter.engine.tools._base import Tool, ToolContext, ToolInput, ToolOutput, in_thread
 from zengine_jupyter.engine.tools._listing import Listing, compile_glob, list_files
 from zengine_jupyter.engine.tools._read_check import ReadCheck
+from zengine_jupyter.engine.tools._ripgrep import ripgrep_candidates
 from zengine_jupyter.protocol import ToolError
 
 __all__ = ["GlobTool", "GrepTool"]
@@ -109,7 +110,16 @@ class GrepTool(Tool[GrepInput]):
             listing = await list_files(target, root=ctx.root, check=check)
         else:
             listing = await in_thread(_one_file, target, check)
-        lines: list[str] = await in_thread(_grep, target, listing, regex, args, ctx)
+        files = _selected(target, listing, args)
+        real: dict[Path, list[Path]] = {}
+        for f in files:  # two listed links may name one file
+            real.setdefault(listing.real(f), []).append(f)
+        narrowed = await ripgrep_candidates(
+            list(real), ctx.root, args.pattern, case_insensitive=args.case_insensitive
+        )
+        if narrowed is not None:  # ripgrep read them all: Python reads only the candidates
+            files = [f for p in narrowed for f in real[p]]
+        lines: list[str] = await in_thread(_grep, files, listing, regex, args, ctx)
         note = listing.notes()
         if not lines:
             return ToolOutput("\n".join([f"no matches for {args.pattern!r}", *note]))
@@ -128,9 +138,8 @@ def _one_file(target: Path, check: ReadCheck) -> Listing:
     return Listing([target], {target: Path(real)} if str(target) != real else {})
 
 
-def _grep(
-    target: Path, listing: Listing, regex: re.Pattern[str], args: GrepInput, ctx: ToolContext
-) -> list[str]:
+def _selected(target: Path, listing: Listing, args: GrepInput) -> list[Path]:
+    """The listed files the glob keeps (all without one)."""
     files = listing.files
     if args.glob:
         pattern = compile_glob(args.glob)
@@ -139,6 +148,12 @@ def _grep(
             f for f in files
             if pattern.match(f.name if "/" not in args.glob else f.relative_to(base).as_posix())
         ]  # fmt: skip
+    return files
+
+
+def _grep(
+    files: list[Path], listing: Listing, regex: re.Pattern[str], args: GrepInput, ctx: ToolContext
+) -> list[str]:
     out: list[str] = []
     for path in sorted(files):
         text = _text_of(listing.real(path))

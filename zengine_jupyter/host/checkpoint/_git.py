@@ -21,7 +21,6 @@ if TYPE_CHECKING:
 
 __all__ = [
     "CHECKPOINT_REF",
-    "FIRST_SNAPSHOT_CONFIG",
     "ISOLATION_CONFIG",
     "ShadowPaths",
     "git_argv",
@@ -49,13 +48,6 @@ _SHADOW_CONFIG: tuple[tuple[str, str], ...] = (
 
 ISOLATION_CONFIG: tuple[tuple[str, str], ...] = (*SAFE_GIT_CONFIG, *_SHADOW_CONFIG)
 """``-c`` settings on every call, whatever the shadow repository's own config says."""
-
-FIRST_SNAPSHOT_CONFIG: tuple[tuple[str, str], ...] = (
-    ("core.bigFileThreshold", "1"),
-    ("core.compression", "1"),
-)
-"""For the first, full snapshot: stream objects into one pack with light compression
-instead of writing one loose file per object (several times faster on big projects)."""
 
 
 @dataclass(frozen=True)

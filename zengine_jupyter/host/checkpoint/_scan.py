@@ -49,17 +49,22 @@ def parse_status(chunk: bytes) -> list[tuple[str, str]]:
     return records
 
 
-def classify(records: list[tuple[str, str]], root: Path, scan: Scan) -> None:
+def classify(records: list[tuple[str, str]], root: Path, scan: Scan, *, look: bool = True) -> None:
     """Sort status records into ``scan`` (lstat of each changed path; nothing else).
 
     The lstat follows no symlink on the way: a path behind a folder that became a symlink
-    is not in the project any more (removed from the snapshot, never read through it)."""
+    is not in the project any more (removed from the snapshot, never read through it).
+    Without ``look`` (the first snapshot, whose reader checks each file it opens) new
+    files are taken as listed, with no lstat."""
     with Directories(root) as dirs:
         for xy, rel in records:
             if xy == "??":
                 scan.untracked += 1
                 if rel.endswith("/"):
                     scan.not_stored.append(NotStored(path=rel, reason="nested_repository"))
+                    continue
+                if not look:
+                    scan.update.append(rel)
                     continue
             elif xy[1] == " ":
                 continue  # index == work tree (only the index differs from the last commit)

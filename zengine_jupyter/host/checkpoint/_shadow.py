@@ -2,25 +2,39 @@
 
 from __future__ import annotations
 
-import contextlib
+import asyncio
 import json
 import os
+import time
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from zengine_jupyter.config import private_dir, write_private
-from zengine_jupyter.host._git_global import global_excludes_text
 from zengine_jupyter.host._process import RunOptions, open_process, run
+from zengine_jupyter.host.checkpoint._count import FileLimit
+from zengine_jupyter.host.checkpoint._entries import (
+    exclude_text,
+    parse_log_entry,
+    write_if_changed,
+)
 from zengine_jupyter.host.checkpoint._expiry import find_moved
 from zengine_jupyter.host.checkpoint._git import (
     CHECKPOINT_REF,
-    FIRST_SNAPSHOT_CONFIG,
     ShadowPaths,
     git_argv,
     git_env,
     project_key,
 )
 from zengine_jupyter.host.checkpoint._lock import repository_lock
+from zengine_jupyter.host.checkpoint._loose import (
+    commit_date,
+    commit_tree,
+    read_ref,
+    write_commit,
+    write_ref,
+)
+from zengine_jupyter.host.checkpoint._pack import store_first
 from zengine_jupyter.host.checkpoint._scan import (
     MAX_FILES,
     Scan,
@@ -32,9 +46,11 @@ from zengine_jupyter.protocol import (
     CheckpointError,
     CheckpointInfo,
     CheckpointsOff,
-    NotStored,
     ProcessError,
 )
+
+if TYPE_CHECKING:
+    import contextlib
 
 __all__ = ["ShadowRepository", "unsafe_root_reason"]
 
@@ -70,6 +86,18 @@ class ShadowRepository:
         self.paths = ShadowPaths(data_dir / "checkpoints" / project_key(self.root), self.root)
         self._git_program = git
         self._env = git_env(self.paths)
+        self.last_steps: dict[str, float] = {}
+        self.file_limit = FileLimit(MAX_FILES)
+        """How long each step of the last snapshot took (for ``benchmarks/``)."""
+
+    @property
+    def git_program(self) -> str:
+        return self._git_program
+
+    @property
+    def env(self) -> dict[str, str]:
+        """The environment of every shadow git call."""
+        return self._env
 
     # ------------------------------------------------------------------ git plumbing
     async def git(
@@ -113,29 +141,11 @@ class ShadowRepository:
         self._write_if_changed(self.paths.exclude_file, self._exclude_text())
 
     def _exclude_text(self) -> str:
-        lines = [
-            "# written by zengine: the user's global excludes (core.excludesFile), the",
-            "# repository's info/exclude, then zengine's own (a later line wins)",
-            "",
-            global_excludes_text(),
-        ]
-        user_exclude = _user_git_dir(self.root)
-        if user_exclude is not None:
-            with contextlib.suppress(OSError):
-                lines.append((user_exclude / "info" / "exclude").read_text("utf-8", "replace"))
-        lines += _ALWAYS_EXCLUDED
-        return "\n".join(lines) + "\n"
+        return exclude_text(self.root, _ALWAYS_EXCLUDED)
 
     @staticmethod
     def _write_if_changed(path: Path, text: str) -> None:
-        try:
-            if path.read_text("utf-8") == text:
-                return  # unchanged: keeps git's untracked cache valid
-        except OSError:
-            pass
-        tmp = path.with_suffix(".tmp")
-        write_private(tmp, text)
-        tmp.replace(path)
+        write_if_changed(path, text)
 
     # ------------------------------------------------------------------ snapshot
     async def snapshot(self, message: str) -> CheckpointInfo | CheckpointsOff:
@@ -148,8 +158,16 @@ class ShadowRepository:
 
     async def snapshot_locked(self, message: str) -> CheckpointInfo | CheckpointsOff:
         """:meth:`snapshot` for a caller that already holds :attr:`lock`."""
-        await self._ensure_initialised()
-        scan = await self._scan()
+        self.last_steps = {}
+        started = time.perf_counter()
+        if read_index_count(self.paths.index_file) == 0:
+            # nothing stored yet: count (and stop) before git walks it all, once per chat
+            over = await asyncio.to_thread(self.file_limit.over, self.root, self._exclude_text())
+            self.last_steps["count"] = time.perf_counter() - started
+            scan = None if over else await self._scan_initialised()
+        else:
+            scan = await self._scan_initialised()
+        self.last_steps["scan"] = time.perf_counter() - started
         if scan is None:
             return CheckpointsOff(
                 kind="too_many_files",
@@ -159,13 +177,18 @@ class ShadowRepository:
             )
         return await self._commit(scan, message)
 
+    async def _scan_initialised(self) -> Scan | None:
+        await self._ensure_initialised()
+        return await self._scan()
+
     def lock(self) -> contextlib.AbstractAsyncContextManager[None]:
         """The repository's inter-process lock (restore holds it across snapshot and writes)."""
         return repository_lock(self.paths.lock_file)
 
     async def _scan(self) -> Scan | None:
         """Status of the work tree against the shadow index; None past MAX_FILES files."""
-        budget = MAX_FILES - read_index_count(self.paths.index_file)
+        stored = read_index_count(self.paths.index_file)
+        budget, look = MAX_FILES - stored, stored > 0
         scan = Scan()
         argv = git_argv(self.paths, *_STATUS, extra_config=_STATUS_CONFIG, git=self._git_program)
         async with open_process(argv, RunOptions(cwd=self.root, env=self._env)) as proc:
@@ -173,30 +196,29 @@ class ShadowRepository:
             pending = b""
             while chunk := await proc.stdout.read(1 << 16):
                 head, _, pending = (pending + chunk).rpartition(b"\0")
-                classify(parse_status(head), self.root, scan)
+                classify(parse_status(head), self.root, scan, look=look)
                 if scan.untracked > budget:
                     return None
-            classify(parse_status(pending), self.root, scan)
+            classify(parse_status(pending), self.root, scan, look=look)
             if await proc.wait() != 0:
                 raise CheckpointError(f"git status failed in {self.root}")
         return None if scan.untracked > budget else scan
 
     async def _commit(self, scan: Scan, message: str) -> CheckpointInfo:
-        first = read_index_count(self.paths.index_file) == 0
-        config = FIRST_SNAPSHOT_CONFIG if first else ()
-        if scan.remove:
-            # deleted, behind a folder that became a symlink, or now too large (the file is
-            # left alone): dropped from the snapshot first, so a folder replaced by a file
-            # (or a symlink) is no conflict for the additions
-            await self.git(
-                "update-index", "--force-remove", "-z", "--stdin", stdin=_nul_join(scan.remove)
-            )
-        if scan.update:
-            await self.git(
-                "update-index", "--add", "--remove", "-z", "--stdin",
-                stdin=_nul_join(scan.update), config=config,
-            )  # fmt: skip
+        started = time.perf_counter()
+        scan.not_stored.sort(key=lambda n: n.path)  # one order, whichever step found them
+        if read_index_count(self.paths.index_file) == 0 and scan.update:
+            # the first snapshot (or the first after an empty one): one pack, our own index
+            stored = await store_first(self, scan.update)
+            scan.not_stored = sorted([*scan.not_stored, *stored.not_stored], key=lambda n: n.path)
+            self.last_steps.update(stored.steps)
+        else:
+            await self._update_index(scan)
+            self.last_steps["update-index"] = time.perf_counter() - started
+        started = time.perf_counter()
         tree = (await self.git("write-tree")).decode().strip()
+        self.last_steps["write-tree"] = time.perf_counter() - started
+        started = time.perf_counter()
         head = await self._read_head()  # under the lock: another process may have moved it
         if head is not None and head[1] == tree:
             previous = await self.get(head[0])
@@ -209,10 +231,8 @@ class ShadowRepository:
             "not_stored": [n.model_dump(exclude_none=True) for n in scan.not_stored],
         }
         text = f"{message.strip() or 'checkpoint'}\n\nzengine: {json.dumps(body)}\n"
-        parent = ["-p", head[0]] if head else []
-        commit = await self.git("commit-tree", tree, *parent, "-F", "-", stdin=text.encode())
-        commit_id = commit.decode().strip()
-        await self.git("update-ref", CHECKPOINT_REF, commit_id, *([head[0]] if head else []))
+        commit_id = await self._write_commit(tree, head[0] if head else None, text, now)
+        self.last_steps["commit"] = time.perf_counter() - started
         return CheckpointInfo(
             id=commit_id,
             message=message.strip() or "checkpoint",
@@ -221,8 +241,48 @@ class ShadowRepository:
             not_stored=scan.not_stored,
         )
 
+    async def _update_index(self, scan: Scan) -> None:
+        if scan.remove:
+            # deleted, behind a folder that became a symlink, or now too large (the file is
+            # left alone): dropped from the snapshot first, so a folder replaced by a file
+            # (or a symlink) is no conflict for the additions
+            await self.git(
+                "update-index", "--force-remove", "-z", "--stdin", stdin=_nul_join(scan.remove)
+            )
+        if scan.update:
+            await self.git(
+                "update-index", "--add", "--remove", "-z", "--stdin", stdin=_nul_join(scan.update)
+            )
+
+    async def _write_commit(self, tree: str, parent: str | None, text: str, now: datetime) -> str:
+        """Commit ``tree`` on the checkpoint ref (in Python; git when a date is in a form
+        only git parses)."""
+        env, stamp = self._env, int(now.timestamp())
+        author = commit_date(env, "GIT_AUTHOR_DATE", stamp)
+        committer = commit_date(env, "GIT_COMMITTER_DATE", stamp)
+        if author is None or committer is None:
+            parents = ["-p", parent] if parent else []
+            out = await self.git("commit-tree", tree, *parents, "-F", "-", stdin=text.encode())
+            commit_id = out.decode().strip()
+            await self.git("update-ref", CHECKPOINT_REF, commit_id, *([parent] if parent else []))
+            return commit_id
+        lines = [f"tree {tree}", *([f"parent {parent}"] if parent else [])]
+        lines.append(f"author {env['GIT_AUTHOR_NAME']} <{env['GIT_AUTHOR_EMAIL']}> {author}")
+        lines.append(
+            f"committer {env['GIT_COMMITTER_NAME']} <{env['GIT_COMMITTER_EMAIL']}> {committer}"
+        )
+        commit_id = write_commit(self.paths.git_dir, ("\n".join(lines) + "\n\n" + text).encode())
+        write_ref(self.paths.git_dir, CHECKPOINT_REF, commit_id)
+        return commit_id
+
     async def _read_head(self) -> tuple[str, str] | None:
         """(commit, tree) of the checkpoint ref, or None before the first snapshot."""
+        commit = read_ref(self.paths.git_dir, CHECKPOINT_REF)
+        if commit is None:
+            return None
+        tree = commit_tree(self.paths.git_dir, commit)
+        if tree is not None:
+            return commit, tree
         out = await self.git(
             "rev-parse", f"{CHECKPOINT_REF}^{{commit}}", f"{CHECKPOINT_REF}^{{tree}}",
             check=False,
@@ -241,7 +301,7 @@ class ShadowRepository:
             return []
         out = await self.git("log", "--format=%H%x1f%ct%x1f%B%x1e", CHECKPOINT_REF)
         return [
-            _parse_log_entry(e) for e in out.decode("utf-8", "replace").split("\x1e") if e.strip()
+            parse_log_entry(e) for e in out.decode("utf-8", "replace").split("\x1e") if e.strip()
         ]
 
     async def get(self, checkpoint_id: str) -> CheckpointInfo:
@@ -260,44 +320,8 @@ class ShadowRepository:
                 f"no checkpoint {checkpoint_id} for {self.root}",
                 hint="list them with `zengine checkpoints list SESSION`",
             )
-        return _parse_log_entry(out.decode("utf-8", "replace").split("\x1e")[0])
-
-
-def _parse_log_entry(entry: str) -> CheckpointInfo:
-    commit, created, body = entry.strip("\n").split("\x1f", 2)
-    title = body.split("\n", 1)[0]
-    meta: dict[str, object] = {}
-    for line in body.splitlines():
-        if line.startswith("zengine: "):
-            meta = json.loads(line.removeprefix("zengine: "))
-    raw_not_stored = meta.get("not_stored", [])
-    return CheckpointInfo(
-        id=commit,
-        message=title,
-        created=datetime.fromtimestamp(int(created), UTC),
-        file_count=int(str(meta.get("file_count", 0))),
-        not_stored=[NotStored.model_validate(n) for n in raw_not_stored]
-        if isinstance(raw_not_stored, list)
-        else [],
-    )
+        return parse_log_entry(out.decode("utf-8", "replace").split("\x1e")[0])
 
 
 def _nul_join(paths: list[str]) -> bytes:
     return b"".join(os.fsencode(p) + b"\0" for p in paths)
-
-
-def _user_git_dir(root: Path) -> Path | None:
-    """The user's git folder for ``root`` (read only, for its info/exclude)."""
-    dot_git = root / ".git"
-    if dot_git.is_dir():
-        return dot_git
-    if dot_git.is_file():
-        text = dot_git.read_text("utf-8", "replace").strip()
-        if text.startswith("gitdir:"):
-            target = Path(text.removeprefix("gitdir:").strip())
-            target = target if target.is_absolute() else root / target
-            common = target / "commondir"
-            if common.is_file():
-                return (target / common.read_text().strip()).resolve()
-            return target
-    return None
