@@ -55,9 +55,9 @@ def read_ref(git_dir: Path, ref: str) -> str | None:
 def write_ref(git_dir: Path, ref: str, oid: str) -> None:
     """Point ``ref`` at ``oid`` (the caller holds the repository's lock)."""
     path = git_dir / ref
-    path.parent.mkdir(parents=True, exist_ok=True)
+    private_dir(path.parent)
     lock = path.with_name(path.name + ".lock")
-    lock.write_text(oid + "\n", "ascii")
+    write_private(lock, oid + "\n")
     lock.replace(path)
 
 
