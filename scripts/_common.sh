@@ -7,7 +7,10 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 VENV="${ZENGINE_VENV:-$ROOT/.venv}"
 PY="$VENV/bin/python"
 
-say() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
+# Each step line carries the wall-clock time and the seconds since the script began, so a CI
+# log shows where the time goes (the gap between two lines is the earlier step's duration).
+ZENGINE_T0="${ZENGINE_T0:-$SECONDS}"
+say() { printf '\033[1m==> [%s +%ss] %s\033[0m\n' "$(date -u +%H:%M:%S)" "$((SECONDS - ZENGINE_T0))" "$*" >&2; }
 
 # apt_ensure CMD:PACKAGE ...  installs PACKAGE when CMD is missing (root + apt only).
 apt_ensure() {
