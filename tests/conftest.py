@@ -34,6 +34,26 @@ def server(zengine_home: Path) -> Iterator[ProviderServer]:
         yield srv
 
 
+# ------------------------------------------------------------------ parallel runs (pytest-xdist)
+# scripts/test runs the suite on two workers (`-n 2 --dist loadgroup`). Every test of a module
+# that starts a JupyterLab or a Chromium joins one group, so those run one after another on one
+# worker: two browsers (each with its lab and kernels) never compete for the two cores, and the
+# other worker takes the rest of the suite meanwhile.
+_LAB_WORDS = ("chromium_page(", "launch_chromium(", "running_lab(", '"--no-browser"')
+
+
+@pytest.hookimpl(tryfirst=True)  # before xdist's own hook reads the groups
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    starts_a_lab: dict[Path, bool] = {}
+    for item in items:
+        path = item.path
+        if path not in starts_a_lab:
+            source = path.read_text(encoding="utf-8") if path.suffix == ".py" else ""
+            starts_a_lab[path] = any(word in source for word in _LAB_WORDS)
+        if starts_a_lab[path]:
+            item.add_marker(pytest.mark.xdist_group("lab"))
+
+
 # ------------------------------------------------------------------ no test rewrites the repository
 # (issue 22 acceptance 4): `git status --porcelain` is the same after the run as before it, and
 # empty after it under CI=true (screenshots and other outputs go to .ci-artifacts/, gitignored).

@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     from zengine_jupyter.config._first_run import DEFAULT_KEY_VARS, provider_configured
     from zengine_jupyter.config._glob import compile_glob
     from zengine_jupyter.config._layers import ENV_OVERRIDES, Layer, env_layer, layer_path
+    from zengine_jupyter.config._modes import PERMISSION_MODES, PermissionMode, is_permission_mode
     from zengine_jupyter.config._reference import render_reference
     from zengine_jupyter.config._reload import (
         SettingsFiles,
@@ -54,20 +55,17 @@ if TYPE_CHECKING:
     )
     from zengine_jupyter.config._rules import PermissionRule
     from zengine_jupyter.config._schema import (
-        PERMISSION_MODES,
         AgentsSettings,
         AppearanceSettings,
         CheckpointsSettings,
         ContextSettings,
         DecisionsSettings,
         ModelSettings,
-        PermissionMode,
         PermissionsSettings,
         PriceSettings,
         ProviderSettings,
         Settings,
         WebSettings,
-        is_permission_mode,
     )
     from zengine_jupyter.config._schema_tools import (
         CheckSettings,
@@ -108,9 +106,9 @@ _LAZY = {
     "McpServerSettings": "_schema_tools",
     "McpSettings": "_schema_tools",
     "ModelSettings": "_schema",
-    "PERMISSION_MODES": "_schema",
-    "PermissionMode": "_schema",
-    "is_permission_mode": "_schema",
+    "PERMISSION_MODES": "_modes",
+    "PermissionMode": "_modes",
+    "is_permission_mode": "_modes",
     "PermissionRule": "_rules",
     "PermissionsSettings": "_schema",
     "PriceSettings": "_schema",

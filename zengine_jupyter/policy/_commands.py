@@ -12,10 +12,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-import bashlex
-import bashlex.errors
-
-__all__ = ["SimpleCommand", "parse", "split_commands"]
+__all__ = ["SimpleCommand", "parse", "parse_error", "split_commands"]
 
 
 @dataclass(frozen=True)
@@ -31,8 +28,22 @@ class SimpleCommand:
 def parse(command: str) -> tuple[Any, ...]:
     """bashlex's trees for ``command`` (raises as bashlex does). One decision parses a line
     once, although the gate, the read-only list and the write analysis all look at it; the
-    trees are only read, never changed."""
+    trees are only read, never changed.
+
+    bashlex is imported here, at the first parse: its import builds the parser's tables (about
+    half a second), which a kernel or a ``zengine`` command that never weighs a shell line
+    should not pay at start-up."""
+    import bashlex
+
     return tuple(bashlex.parse(command))
+
+
+def parse_error() -> Any:
+    """bashlex's ``ParsingError`` (for ``except``: only evaluated once ``parse`` has raised,
+    so bashlex is imported by then)."""
+    import bashlex.errors
+
+    return bashlex.errors.ParsingError
 
 
 def split_commands(command: str) -> list[SimpleCommand] | None:
@@ -41,7 +52,7 @@ def split_commands(command: str) -> list[SimpleCommand] | None:
         return None
     try:
         trees = parse(command)
-    except (bashlex.errors.ParsingError, NotImplementedError, IndexError, TypeError, ValueError):
+    except (parse_error(), NotImplementedError, IndexError, TypeError, ValueError):
         return None
     out: list[SimpleCommand] = []
     for tree in trees:

@@ -15,10 +15,7 @@ import posixpath
 import re
 from typing import TYPE_CHECKING, Any
 
-import bashlex
-import bashlex.errors
-
-from zengine_jupyter.policy._commands import parse
+from zengine_jupyter.policy._commands import parse, parse_error
 from zengine_jupyter.policy._git import git_writes
 from zengine_jupyter.policy._writers import ASK_PROGRAMS, WRITERS, CannotAnalyse
 
@@ -45,7 +42,7 @@ def shell_writes(command: str, cwd: str, home: str, depth: int = 0) -> list[str]
         raise CannotAnalyse("shells nested too deeply")
     try:
         trees = parse(command)
-    except bashlex.errors.ParsingError as exc:
+    except parse_error() as exc:
         raise CannotAnalyse(f"the shell parser cannot read it ({exc.message})") from exc
     except Exception as exc:  # bashlex fails in many ways on what it does not support
         raise CannotAnalyse(f"the shell parser cannot read it ({type(exc).__name__})") from exc
