@@ -54,7 +54,7 @@ venv_ensure() {
     return 0
   fi
   say "pip install -e .[$extras] into $VENV"
-  "$PY" -m pip install -q --disable-pip-version-check -U pip
+  "$PY" -m pip install -q --disable-pip-version-check --no-compile -U pip
   # --no-compile: Python compiles a module when it is first imported, not the ~170 packages
   # whole at install time. SKIP_JUPYTER_BUILDER: labext_ensure builds the panel (once, with
   # its stamps), the editable install's build hook would build it a second time.
