@@ -35,7 +35,8 @@ def server(zengine_home: Path) -> Iterator[ProviderServer]:
 
 
 # ------------------------------------------------------------------ parallel runs (pytest-xdist)
-# scripts/test runs the suite on two workers (`-n 2 --dist loadgroup`). Every test of a module
+# `ZENGINE_TEST_WORKERS=2 scripts/test` runs the suite on two workers (`-n 2 --dist loadgroup`;
+# off by default until a clean-clone run at CI load proves it flake-free). Every test of a module
 # that starts a JupyterLab or a Chromium belongs to one group, run one after another on one
 # worker: two browsers (each with its lab and kernels) never compete for the two cores, and the
 # other worker takes the rest of the suite meanwhile. Every other test is a group of its own.
