@@ -7,7 +7,10 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 VENV="${ZENGINE_VENV:-$ROOT/.venv}"
 PY="$VENV/bin/python"
 
-say() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
+# Each step line carries the wall-clock time and the seconds since the script began, so a CI
+# log shows where the time goes (the gap between two lines is the earlier step's duration).
+ZENGINE_T0="${ZENGINE_T0:-$SECONDS}"
+say() { printf '\033[1m==> [%s +%ss] %s\033[0m\n' "$(date -u +%H:%M:%S)" "$((SECONDS - ZENGINE_T0))" "$*" >&2; }
 
 # apt_ensure CMD:PACKAGE ...  installs PACKAGE when CMD is missing (root + apt only).
 apt_ensure() {
@@ -28,7 +31,7 @@ apt_ensure() {
 
 # venv_ensure EXTRAS  creates $VENV and installs the package with EXTRAS (editable);
 # skipped when pyproject.toml and the version's source (labextension/package.json) have not
-# changed since the last install. The install's build hook also builds the JupyterLab panel.
+# changed since the last install. The panel is labext_ensure's job (the build hook is skipped).
 venv_ensure() {
   local extras="$1" base
   if [ ! -x "$PY" ]; then
@@ -51,8 +54,12 @@ venv_ensure() {
     return 0
   fi
   say "pip install -e .[$extras] into $VENV"
-  "$PY" -m pip install -q --disable-pip-version-check -U pip
-  "$PY" -m pip install -q --disable-pip-version-check -e "$ROOT[$extras]"
+  "$PY" -m pip install -q --disable-pip-version-check --no-compile -U pip
+  # --no-compile: Python compiles a module when it is first imported, not the ~170 packages
+  # whole at install time. SKIP_JUPYTER_BUILDER: labext_ensure builds the panel (once, with
+  # its stamps), the editable install's build hook would build it a second time.
+  SKIP_JUPYTER_BUILDER=1 "$PY" -m pip install -q --disable-pip-version-check --no-compile \
+    -e "$ROOT[$extras]"
   echo "$want" > "$stamp"
 }
 
@@ -111,4 +118,48 @@ npm_tools_ensure() {
   else
     say "npm install $* failed: the tests that need them will skip (fail under CI=true)"
   fi
+}
+
+# npm_fixtures_ensure  installs the third-party test servers (npm) pinned by
+# tests/fixtures/npm/package-lock.json; again only when the lock file changes. Without npm the
+# tests that need them skip (fail in CI).
+npm_fixtures_ensure() {
+  local dir="$ROOT/tests/fixtures/npm" lock_sum stamp
+  command -v npm >/dev/null 2>&1 || return 0
+  lock_sum="$(sha256sum < "$dir/package-lock.json" | cut -d' ' -f1)"
+  stamp="$dir/node_modules/.zengine-installed"
+  if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$lock_sum" ]; then
+    say "npm ci --prefix tests/fixtures/npm"
+    npm ci --prefix "$dir" --no-audit --no-fund --loglevel=error
+    echo "$lock_sum" > "$stamp"
+  fi
+}
+
+# bg NAME CMD ARGS...  runs CMD (a command or a function) in the background with its output
+# kept aside; bg_wait waits for every one, prints each one's output in turn (never interleaved)
+# and fails when any failed. Steps that do not need each other overlap: on two cores the npm
+# installs run while pip installs, the Python gates while the TypeScript ones.
+_BG_PIDS=() _BG_NAMES=() _BG_LOGS=()
+bg() {
+  local name="$1" log
+  shift
+  log="$(mktemp)"
+  say "$name (in the background)"
+  ("$@") >"$log" 2>&1 &
+  _BG_PIDS+=("$!") _BG_NAMES+=("$name") _BG_LOGS+=("$log")
+}
+
+bg_wait() {
+  local i failed=0
+  for i in "${!_BG_PIDS[@]}"; do
+    if wait "${_BG_PIDS[$i]}"; then
+      say "${_BG_NAMES[$i]}: done"
+    else
+      say "${_BG_NAMES[$i]}: FAILED"; failed=1
+    fi
+    cat "${_BG_LOGS[$i]}" >&2
+    rm -f "${_BG_LOGS[$i]}"
+  done
+  _BG_PIDS=() _BG_NAMES=() _BG_LOGS=()
+  return "$failed"
 }

@@ -34,6 +34,42 @@ def server(zengine_home: Path) -> Iterator[ProviderServer]:
         yield srv
 
 
+# ------------------------------------------------------------------ parallel runs (pytest-xdist)
+# `ZENGINE_TEST_WORKERS=2 scripts/test` runs the suite on two workers (`-n 2 --dist loadgroup`;
+# off by default until a clean-clone run at CI load proves it flake-free). Every test of a module
+# that starts a JupyterLab or a Chromium belongs to one group, run one after another on one
+# worker: two browsers (each with its lab and kernels) never compete for the two cores, and the
+# other worker takes the rest of the suite meanwhile. Every other test is a group of its own.
+# (xdist's own `xdist_group` marker does nothing under pytest 9: its worker renames
+# `item._nodeid`, which pytest 9 no longer reads; so the scheduler asks this file instead.)
+_LAB_WORDS = ("chromium_page(", "launch_chromium(", "running_lab(", '"--no-browser"')
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object | None:
+    if config.getvalue("dist") != "loadgroup":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    starts_a_lab: dict[str, bool] = {}
+
+    def group_of(nodeid: str) -> str:
+        path = nodeid.split("::", 1)[0]
+        if path not in starts_a_lab:
+            file = config.rootpath / path
+            text = file.read_text(encoding="utf-8") if file.suffix == ".py" else ""
+            starts_a_lab[path] = any(word in text for word in _LAB_WORDS)
+        return "lab" if starts_a_lab[path] else nodeid
+
+    def split_scope(_self: object, nodeid: str) -> str:
+        return group_of(nodeid)
+
+    # built with type(): mypy accepts it whether or not this venv has xdist installed
+    scheduling = type("LabGroupScheduling", (LoadScopeScheduling,), {"_split_scope": split_scope})
+    scheduler: object = scheduling(config, log)
+    return scheduler
+
+
 # ------------------------------------------------------------------ no test rewrites the repository
 # (issue 22 acceptance 4): `git status --porcelain` is the same after the run as before it, and
 # empty after it under CI=true (screenshots and other outputs go to .ci-artifacts/, gitignored).

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import os
 import sys
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from zengine_jupyter.llm import read_cassette, resolve_key
@@ -20,24 +19,11 @@ from zengine_jupyter.protocol import CassetteError, ErrorEvent, TextDelta, ToolC
 
 if TYPE_CHECKING:
     import argparse
+    from pathlib import Path
 
-__all__ = ["add_cassette_commands", "default_cassette", "record"]
+__all__ = ["default_cassette", "record"]
 
 _LIVE_HOSTS = ("api.anthropic.com", "api.openai.com")
-
-
-def add_cassette_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    cassette = commands.add_parser("cassette", help="record or inspect a replayable model session")
-    actions = cassette.add_subparsers(dest="action", metavar="ACTION", required=True)
-    rec = actions.add_parser("record", help="run a notebook live and write its cassette")
-    rec.add_argument("notebook", type=Path, help="the notebook to run (.ipynb)")
-    rec.add_argument("--out", type=Path, help="default: cassettes/<notebook>.jsonl beside it")
-    rec.add_argument("--timeout", type=int, default=600, help="seconds per cell (default 600)")
-    rec.add_argument("--note", default="", help="a note kept in the cassette's header")
-    rec.set_defaults(handler=_record_command)
-    show = actions.add_parser("show", help="list a cassette's steps")
-    show.add_argument("cassette", type=Path, help="the cassette file (.jsonl)")
-    show.set_defaults(handler=_show_command)
 
 
 def default_cassette(notebook: Path) -> Path:

@@ -33,42 +33,7 @@ if TYPE_CHECKING:
 
     from zengine_jupyter.protocol import CheckpointGc, RewindPoint
 
-__all__ = ["add_checkpoint_commands"]
-
-
-def add_checkpoint_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    checkpoints = commands.add_parser("checkpoints", help="list a chat's checkpoints, or clean up")
-    actions = checkpoints.add_subparsers(dest="action", metavar="ACTION", required=True)
-    listing = actions.add_parser("list", help="a chat's messages and the checkpoint of each")
-    listing.add_argument("session", metavar="SESSION",
-                         help="the chat's id (see `zengine sessions list`)")  # fmt: skip
-    listing.add_argument("--json", action="store_true", help="print the list as JSON")
-    listing.set_defaults(handler=_list_command)
-    gc = actions.add_parser(
-        "gc", help="apply checkpoint retention (checkpoints.max_age_days / max_size_mb)"
-    )
-    gc.add_argument("--project", type=Path, help="only this project (default: every project)")
-    gc.add_argument("--json", action="store_true", help="print the reports as JSON")
-    gc.set_defaults(handler=_gc_command)
-
-    rewind = commands.add_parser(
-        "rewind", help="rewind a chat to one of its messages: files, conversation or both"
-    )
-    rewind.add_argument("session", metavar="SESSION",
-                        help="the chat's id (see `zengine sessions list`)")  # fmt: skip
-    rewind.add_argument(
-        "--to", required=True, metavar="MESSAGE",
-        help="the message's number (see `zengine checkpoints list`) or its turn id",
-    )  # fmt: skip
-    what = rewind.add_mutually_exclusive_group()
-    what.add_argument("--code", action="store_const", dest="what", const="code",
-                      help="only the files")  # fmt: skip
-    what.add_argument("--conversation", action="store_const", dest="what",
-                      const="conversation", help="only the conversation")  # fmt: skip
-    what.add_argument("--both", action="store_const", dest="what", const="both",
-                      help="files and conversation (the default)")  # fmt: skip
-    rewind.add_argument("--json", action="store_true", help="print the result as JSON")
-    rewind.set_defaults(handler=_rewind_command, what="both")
+__all__: list[str] = []
 
 
 def _write(text: str) -> None:

@@ -13,10 +13,8 @@ import asyncio
 import contextlib
 import signal
 import sys
-from pathlib import Path
 from typing import TYPE_CHECKING
 
-from zengine_jupyter.config import PERMISSION_MODES
 from zengine_jupyter.engine import (
     FixedApprovals,
     Session,
@@ -43,32 +41,16 @@ from zengine_jupyter.store import SessionStore
 
 if TYPE_CHECKING:
     import argparse
+    from pathlib import Path
 
     from zengine_jupyter.engine import ApprovalPort, Subscription
 
-__all__ = ["TtyApprovals", "add_run_parser", "run_command"]
+__all__ = ["TtyApprovals", "run_command"]
 
 _EXIT = {"completed": 0, "failed": 1, "interrupted": 130}
 _STOP_SIGNALS = tuple(
     getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name)
 )
-
-
-def add_run_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    run = commands.add_parser("run", help="run one turn of the agent on a project")
-    run.add_argument("prompt", help="what to ask the agent")
-    run.add_argument("--project", type=Path, default=Path.cwd(), help="the project folder")
-    which = run.add_mutually_exclusive_group()
-    which.add_argument("--session", help="go on with this chat")
-    which.add_argument("--continue", dest="cont", action="store_true",
-                       help="go on with the project's most recent chat")  # fmt: skip
-    run.add_argument("--mode", choices=PERMISSION_MODES,
-                     help="the permission mode for this chat (default: the settings')")  # fmt: skip
-    run.add_argument("--model", help="the model for this chat (model.main)")
-    answer = run.add_mutually_exclusive_group()
-    answer.add_argument("--yes", action="store_true", help="allow every call that would ask")
-    answer.add_argument("--no", action="store_true", help="deny every call that would ask")
-    run.set_defaults(handler=run_command)
 
 
 class TtyApprovals:

@@ -31,26 +31,9 @@ if TYPE_CHECKING:
     from zengine_jupyter.protocol import LogRecord, SessionMeta
     from zengine_jupyter.store import OpenReport, SessionSnapshot, SkippedLine
 
-__all__ = ["add_sessions_parser", "render_list", "render_transcript", "run_sessions"]
+__all__ = ["render_list", "render_transcript", "run_sessions"]
 
 _PREVIEW = 200
-
-
-def add_sessions_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    sessions = commands.add_parser("sessions", help="list, show and repair chats")
-    actions = sessions.add_subparsers(dest="action", metavar="ACTION", required=True)
-    listing = actions.add_parser("list", help="every chat, most recent first")
-    listing.add_argument("--json", action="store_true", help="print the list as JSON")
-    listing.add_argument("--project", metavar="DIR", type=Path,
-                         help="only the chats about the project folder DIR")  # fmt: skip
-    show = actions.add_parser("show", help="a chat's replayed transcript (read-only)")
-    show.add_argument("id", metavar="ID", help="the chat's id (see `zengine sessions list`)")
-    show.add_argument("--json", action="store_true", help="print records as JSON")
-    repair = actions.add_parser(
-        "repair", help="open a chat for writing: cut a torn tail, close what a crash left open"
-    )
-    repair.add_argument("id", metavar="ID", help="the chat's id (see `zengine sessions list`)")
-    repair.add_argument("--json", action="store_true", help="print the report as JSON")
 
 
 def _cost(meta: SessionMeta) -> str:

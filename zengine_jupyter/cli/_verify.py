@@ -19,25 +19,7 @@ from zengine_jupyter.verify import RunCheckOptions, discover_checks, merge_check
 if TYPE_CHECKING:
     import argparse
 
-__all__ = ["add_verify_commands", "render_checks", "render_record", "run_checks_command"]
-
-
-def add_verify_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Register ``checks`` and ``verify`` on the ``zengine`` parser."""
-    checks = commands.add_parser(
-        "checks", help="list the checks discovered from the project's build files (runs nothing)"
-    )
-    checks.add_argument("--project", type=Path, default=None, help="project folder")
-    checks.add_argument("--json", action="store_true", help="print the checks as JSON")
-    checks.set_defaults(handler=checks_command)
-    verify = commands.add_parser(
-        "verify", help="run checks now and print their records (all discovered ones by default)"
-    )
-    verify.add_argument("checks", nargs="*", metavar="CHECK", help="check ids (see zengine checks)")
-    verify.add_argument("--project", type=Path, default=None, help="project folder")
-    verify.add_argument("--json", action="store_true", help="print the records as JSON")
-    verify.add_argument("--timeout", type=float, default=900.0, help="seconds per check")
-    verify.set_defaults(handler=run_checks_command)
+__all__ = ["checks_command", "render_checks", "render_record", "run_checks_command"]
 
 
 def _project(args: argparse.Namespace) -> Path:

@@ -54,6 +54,7 @@ if TYPE_CHECKING:
         layer_path,
         system_settings_path,
     )
+    from zengine_jupyter.config._modes import PERMISSION_MODES, PermissionMode, is_permission_mode
     from zengine_jupyter.config._reference import render_reference
     from zengine_jupyter.config._reload import (
         SettingsFiles,
@@ -70,7 +71,6 @@ if TYPE_CHECKING:
     )
     from zengine_jupyter.config._rules import PermissionRule
     from zengine_jupyter.config._schema import (
-        PERMISSION_MODES,
         AgentsSettings,
         AppearanceSettings,
         CheckpointsSettings,
@@ -78,13 +78,11 @@ if TYPE_CHECKING:
         DecisionsSettings,
         KernelSettings,
         ModelSettings,
-        PermissionMode,
         PermissionsSettings,
         PriceSettings,
         ProviderSettings,
         Settings,
         WebSettings,
-        is_permission_mode,
     )
     from zengine_jupyter.config._schema_tools import (
         CheckSettings,
@@ -131,9 +129,9 @@ _LAZY = {
     "McpServerSettings": "_schema_tools",
     "McpSettings": "_schema_tools",
     "ModelSettings": "_schema",
-    "PERMISSION_MODES": "_schema",
-    "PermissionMode": "_schema",
-    "is_permission_mode": "_schema",
+    "PERMISSION_MODES": "_modes",
+    "PermissionMode": "_modes",
+    "is_permission_mode": "_modes",
     "PermissionRule": "_rules",
     "PermissionsSettings": "_schema",
     "PriceSettings": "_schema",

@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import re
 from pathlib import PurePosixPath
-from typing import Literal, TypeGuard, get_args
+from typing import Literal
 
 from pydantic import Field, field_validator
 
+from zengine_jupyter.config._modes import PERMISSION_MODES, PermissionMode, is_permission_mode
 from zengine_jupyter.config._rules import PermissionRule
 from zengine_jupyter.config._schema_tools import (
     HooksSettings,
@@ -39,14 +40,6 @@ __all__ = [
     "WebSettings",
     "is_permission_mode",
 ]
-
-PermissionMode = Literal["default", "accept_edits", "plan", "bypass"]
-PERMISSION_MODES: tuple[PermissionMode, ...] = get_args(PermissionMode)
-
-
-def is_permission_mode(value: object) -> TypeGuard[PermissionMode]:
-    """Whether ``value`` names a permission mode (a saved record, a typed ``--mode``)."""
-    return value in PERMISSION_MODES
 
 
 def _http_url(value: str | None) -> str | None:
