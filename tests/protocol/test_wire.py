@@ -66,6 +66,9 @@ REQUESTS: list[dict[str, Any]] = [
     {"v": 1, "kind": "doc_answer", "id": "p20", "request_id": "k1", "ok": True,
      "notebook": {"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5},
      "dirty": False, "timed_out": False},
+    {"v": 1, "kind": "chat_options", "id": "p21", "session_id": "s1"},
+    {"v": 1, "kind": "rename_session", "id": "p22", "session_id": "s1", "title": "Revenue"},
+    {"v": 1, "kind": "delete_session", "id": "p23", "session_id": "s1"},
 ]  # fmt: skip
 
 
