@@ -104,6 +104,13 @@ def running_lab(
     notification = apputils / "notification.jupyterlab-settings"
     notification.parent.mkdir(parents=True, exist_ok=True)
     notification.write_text(json.dumps(_QUIET_NOTIFICATIONS))
+    # JupyterLab's own language-server client stays off: the agent runs its own servers, and a
+    # server's "redundant open" message (a shared notebook opened twice) is a modal dialog
+    lsp = settings / "@jupyterlab" / "lsp-extension" / "plugin.jupyterlab-settings"
+    lsp.parent.mkdir(parents=True, exist_ok=True)
+    lsp.write_text(json.dumps({"activate": "off"}))
+    config = state / "jupyter_server_config.json"
+    config.write_text(json.dumps({"ServerApp": {"jpserver_extensions": {"jupyter_lsp": False}}}))
     (state / "workspaces").mkdir(parents=True, exist_ok=True)
     log = state / f"jupyter-{app.removeprefix('jupyter')}.log"  # jupyter-lab.log
     cls = _APP_CLASS[app]
@@ -112,12 +119,13 @@ def running_lab(
         "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={port}", "--ServerApp.port_retries=0",
         f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={root}",
         f"--{cls}.user_settings_dir={settings}", f"--{cls}.workspaces_dir={state / 'workspaces'}",
-        f"--{cls}.expose_app_in_browser=True",
+        f"--{cls}.expose_app_in_browser=True", f"--config={config}",
         f"--YDocExtension.disable_rtc={not collaborative}",
     ]  # fmt: skip
-    if collaborative:  # its shared documents' store, else .jupyter_ystore.db in the cwd
-        argv += [f"--SQLiteYStore.db_path={state / 'ystore.db'}",
-                 f"--BaseFileIdManager.db_path={state / 'file_id.db'}"]  # fmt: skip
+    # jupyter-collaboration's stores (installed, it loads even with RTC off): in the lab's
+    # state folder, not .jupyter_ystore.db in the cwd or file_id_manager.db in ~/.local
+    argv += [f"--SQLiteYStore.db_path={state / 'ystore.db'}",
+             f"--BaseFileIdManager.db_path={state / 'file_id.db'}"]  # fmt: skip
     with log.open("wb") as out:
         process = subprocess.Popen(  # a long-lived server: host.run is for bounded commands
             argv,
