@@ -123,6 +123,17 @@ npm_tools_ensure() {
 # npm_fixtures_ensure  installs the third-party test servers (npm) pinned by
 # tests/fixtures/npm/package-lock.json; again only when the lock file changes. Without npm the
 # tests that need them skip (fail in CI).
+# jupyter-collaboration for the RTC browser test only, in a private prefix (.collab, gitignored):
+# installed in the venv it would turn real-time collaboration on in every lab `scripts/run`
+# starts (the quickstart rewritten on open, .jupyter_ystore.db in the repository).
+collab_ensure() {
+  local site
+  site="$ROOT/.collab/lib/python$("$PY" -c 'import sys; print(f"{sys.version_info[0]}.{sys.version_info[1]}")')/site-packages"
+  [ -d "$site/jupyter_collaboration" ] && return 0
+  say "pip install --prefix .collab jupyter-collaboration"
+  "$PY" -m pip install -q --no-compile --prefix "$ROOT/.collab" "jupyter-collaboration>=4"
+}
+
 npm_fixtures_ensure() {
   local dir="$ROOT/tests/fixtures/npm" lock_sum stamp
   command -v npm >/dev/null 2>&1 || return 0
