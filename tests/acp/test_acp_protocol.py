@@ -27,7 +27,7 @@ from acp.schema import (
 
 from zengine_jupyter.config import TrustStore
 from zengine_jupyter.testing import DEFAULT_MODEL, Reply, ScriptedToolCall, configured_provider
-from zengine_jupyter.testing.cli import ZENGINE
+from zengine_jupyter.testing.cli import ZENGINE, run_cli
 from zengine_jupyter.testing.mcp_server import fixture_argv, running_http_fixture
 
 if TYPE_CHECKING:
@@ -319,3 +319,32 @@ async def test_an_untrusted_project_asks_for_trust_through_the_client(
         assert "mcp.servers.own" in view.title
         assert [o.option_id for o in options] == ["trust", "not_now"]
         await _until(lambda: TrustStore().is_trusted(project))
+
+
+async def test_an_acp_chat_is_an_ordinary_chat_shown_and_rewound_by_the_cli(
+    tmp_path: Path, zengine_home: Path
+) -> None:
+    """What the engine writes for an ACP session is a chat like any other: `zengine sessions
+    show` reads its log, and `zengine rewind` puts the file back."""
+    project = await _ready(tmp_path)
+    client = RecordingClient()
+    write = {"path": "notes.txt", "content": "rewritten\n"}
+    async with configured_provider(zengine_home) as server, acp_agent(client, project) as (conn, _):
+        session = await conn.new_session(cwd=str(project), mcp_servers=[])
+        sid = session.session_id
+        await conn.set_session_mode(session_id=sid, mode_id="accept_edits")
+        server.add(
+            Reply(tool_calls=(ScriptedToolCall("Read", {"path": "notes.txt"}),)),
+            Reply(tool_calls=(ScriptedToolCall("Write", write),)),
+            Reply(text=("Rewritten.",)),
+        )
+        answer = await conn.prompt(session_id=sid, prompt=[text_block("rewrite the notes")])
+        assert answer.stop_reason == "end_turn"
+    assert (project / "notes.txt").read_text() == "rewritten\n"
+    code, out, err = await run_cli("sessions", "show", sid, cwd=project)
+    assert code == 0, err
+    assert "rewrite the notes" in out
+    assert "Rewritten." in out
+    code, out, err = await run_cli("rewind", sid, "--to", "1", cwd=project)
+    assert code == 0, err
+    assert (project / "notes.txt").read_text() == "draft\nsecond\n"
