@@ -236,7 +236,7 @@ def test_chats_list_rename_delete_and_open(page: Any, lab: LabServer, home: Path
     other = writer.folder.name
     writer.close()
 
-    _panel(page, ".jp-zengine-sessions > summary").click()
+    _chats_list(page, True)
     mine = _panel(page, f'.jp-zengine-session[data-session-id="{current}"]')
     mine.wait_for()
     assert mine.get_attribute("aria-current") == "true"
@@ -255,9 +255,11 @@ def test_chats_list_rename_delete_and_open(page: Any, lab: LabServer, home: Path
     theirs.locator(".jp-zengine-delete").click()
     dialog = theirs.locator('[role="alertdialog"]')
     assert "checkpoints stay" in dialog.inner_text()
+    cancel = dialog.locator(".jp-zengine-confirm-cancel")
+    assert cancel.evaluate("node => node === document.activeElement")
     _fits(page, "chats-delete-asks", (".jp-zengine-sessions",))
-    theirs.locator('[role="alertdialog"]').wait_for()
-    page.keyboard.press("Escape")
+    # the theme switches in _fits move focus to the page: Escape is pressed on the dialog
+    cancel.press("Escape")
     dialog.wait_for(state="detached")
     assert theirs.count() == 1
 
@@ -277,7 +279,7 @@ def test_chats_list_rename_delete_and_open(page: Any, lab: LabServer, home: Path
     assert list((home / "sessions" / ".trash").glob(f"{other}--*"))
     assert mine.count() == 1
     _fits(page, "chats", (".jp-zengine-sessions",))
-    _panel(page, ".jp-zengine-sessions > summary").click()
+    _chats_list(page, False)
 
 
 def test_states_provider_down_no_model_and_cassette(
@@ -337,7 +339,7 @@ def test_states_provider_down_no_model_and_cassette(
 def _delete_open_chat(page: Any) -> None:
     """Delete the chat the panel shows from the chats list; wait for the new one."""
     old = page.locator(PANEL).get_attribute("data-session-id")
-    _panel(page, ".jp-zengine-sessions > summary").click()
+    _chats_list(page, True)
     item = _panel(page, f'.jp-zengine-session[data-session-id="{old}"]')
     item.locator(".jp-zengine-delete").click()
     item.locator(".jp-zengine-confirm-accept").click()
@@ -346,4 +348,14 @@ def _delete_open_chat(page: Any) -> None:
         " return p.dataset.sessionId && p.dataset.sessionId !== old; }",
         arg=[PANEL, old],
     )
-    _panel(page, ".jp-zengine-sessions > summary").click()
+    _chats_list(page, False)
+
+
+def _chats_list(page: Any, want_open: bool) -> None:
+    """Open or close the chats list, whatever state an earlier test left it in."""
+    details = _panel(page, ".jp-zengine-sessions")
+    if details.evaluate("node => node.open") != want_open:
+        details.locator("> summary").click()
+    page.wait_for_function(
+        "([node, want]) => node.open === want", arg=[details.element_handle(), want_open]
+    )
