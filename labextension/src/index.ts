@@ -14,6 +14,7 @@ import { LabIcon } from '@jupyterlab/ui-components';
 
 import { LabCodeActions } from './codeactions';
 import { ZenginePanel } from './panel';
+import { OPEN_SETUP_EVENT } from './ui/states';
 import { rendermimeMarkdown } from './rendermime';
 import { publishMarkdown } from './ui/markdown';
 import { CodeRestore } from './protocol';
@@ -97,6 +98,12 @@ const plugin: JupyterFrontEndPlugin<void> = {
           panel.focusInput();
         }
       }
+    });
+    // a %%agent cell whose turn found no model configured: its button opens our setup view
+    window.addEventListener(OPEN_SETUP_EVENT, event => {
+      app.shell.activateById(PANEL_ID);
+      panel.openSetup();
+      ((event as CustomEvent<{ opened: boolean }>).detail ?? { opened: false }).opened = true;
     });
     for (const command of Object.values(COMMANDS)) {
       palette?.addItem({ command, category: 'zengine' });

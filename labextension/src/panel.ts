@@ -148,6 +148,11 @@ export class ZenginePanel extends Widget {
   }
 
   /** Put the keyboard focus in the input box. */
+  /** Open the model setup view (a cell's "Set up a model" button asks for it). */
+  openSetup(): void {
+    void this._setup.open('');
+  }
+
   focusInput(): void {
     this._input.focus();
   }

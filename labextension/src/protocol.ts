@@ -362,6 +362,7 @@ export interface EngineError {
   kind: 'error';
   message: string;
   hint?: string | null;
+  cause?: string | null;
 }
 
 /**

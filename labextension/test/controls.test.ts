@@ -4,7 +4,7 @@ import { ChatOptions, ProviderBusy, Reply, SessionMeta } from '../src/protocol';
 import { ChatsList } from '../src/ui/chats';
 import { confirmInline } from '../src/ui/confirm';
 import { ChatFooter } from '../src/ui/footer';
-import { ChatStates, downText } from '../src/ui/states';
+import { ChatStates, OPEN_SETUP_EVENT, downText, requestSetup } from '../src/ui/states';
 import { flush, host, texts } from './helpers';
 
 function options(extra: Partial<ChatOptions> = {}): ChatOptions {
@@ -160,6 +160,36 @@ describe('ChatStates', () => {
     expect(box.textContent).toContain('overloaded after 5 attempts');
     states.apply({ kind: 'turn_started' });
     expect(states.node.children.length).toBe(0);
+  });
+
+  it('a turn that failed for want of a model shows the setup box; other errors do not', () => {
+    const run = vi.fn();
+    const states = new ChatStates(host(), { setup: { label: 'Set up a model', run } });
+    states.apply({ kind: 'error', message: 'network down', cause: 'connection' });
+    expect(states.node.children.length).toBe(0);
+    states.apply({
+      kind: 'error',
+      message: 'no model is connected: no API key for api.anthropic.com',
+      hint: 'set ANTHROPIC_API_KEY',
+      cause: 'setup'
+    });
+    const box = states.node.querySelector<HTMLElement>('.jp-zengine-state-unconfigured')!;
+    expect(box.textContent).toContain('no API key for api.anthropic.com');
+    box.querySelector<HTMLButtonElement>('button')!.click();
+    expect(run).toHaveBeenCalledTimes(1);
+  });
+
+  it('requestSetup says whether the page opened the setup view', () => {
+    expect(requestSetup()).toBe(false); // nothing listens: the caller says how instead
+    const listen = (event: Event) => {
+      (event as CustomEvent<{ opened: boolean }>).detail.opened = true;
+    };
+    window.addEventListener(OPEN_SETUP_EVENT, listen);
+    try {
+      expect(requestSetup()).toBe(true);
+    } finally {
+      window.removeEventListener(OPEN_SETUP_EVENT, listen);
+    }
   });
 
   it('downText words it without a provider name too', () => {

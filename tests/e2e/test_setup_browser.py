@@ -62,7 +62,7 @@ def lab(tmp_path: Path, home: Path) -> Iterator[LabServer]:
     root = tmp_path / "project"
     root.mkdir()
     (root / ".git").mkdir()
-    write_notebook(root / "setup.ipynb", "%zengine setup")
+    write_notebook(root / "setup.ipynb", "%zengine setup", "%%agent\nhello")
     env = {"ZENGINE_HOME": str(home), "ANTHROPIC_API_KEY": "", "OPENAI_API_KEY": "",
            "ZENGINE_API_KEY": ""}  # fmt: skip
     with running_lab(root, tmp_path / "lab-state", env=env) as server:
@@ -110,6 +110,21 @@ def test_setup_from_nothing_local_server_key_and_widget(
             == "false"
         )
         _shot(page.locator(PANEL), "panel-light")
+
+        # an %%agent cell before any model: the turn fails, the cell says what to configure
+        # and its button opens the panel's setup view (closed first here)
+        page.locator(f"{PANEL} .jp-zengine-setup-open").click()
+        view.wait_for(state="detached")
+        page.locator(".jp-Cell .cm-content").nth(1).click()
+        page.keyboard.press("Control+Enter")
+        box = page.locator(".jp-zengine-widget-turn .jp-zengine-state-unconfigured")
+        box.wait_for()
+        assert "No model is configured" in box.inner_text()
+        assert "no API key for api.anthropic.com" in box.inner_text()
+        _shot(page.locator(".jp-zengine-widget-turn"), "cell-no-model-light")
+        box.locator("button", has_text="Set up a model").click()
+        page.wait_for_selector(f'{SETUP}[data-ready="true"]')
+        assert len(anthropic.requests) == 0  # no request went anywhere without a key
 
         # a model from the server's list, Test, Use it
         view.locator(".jp-zengine-setup-model").select_option(LOCAL_MODEL)

@@ -75,7 +75,7 @@ async def test_a_malformed_url_gives_a_client_that_fails_each_request_with_the_r
     for _ in range(2):  # every request, not only the first
         events = await collect(client)
         assert [e.type for e in events] == ["error"]
-        assert final_error(events).kind == "client"
+        assert final_error(events).kind == "setup"
         assert "provider.base_url" in final_error(events).message
     await client.aclose()
 

@@ -227,7 +227,8 @@ class TurnRunner:
         error = answer.error
         outcome.status, outcome.reason = "failed", error.message
         self.journal.publish(EngineError(session_id=self.sid, turn_id=self.tid,
-                                         message=error.message, hint=error.hint))  # fmt: skip
+                                         message=error.message, hint=error.hint,
+                                         cause=error.kind))  # fmt: skip
         self._end("failed", error.message)
 
     def _end(self, status: TurnStatus, reason: str | None) -> None:

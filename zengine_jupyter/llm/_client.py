@@ -111,7 +111,7 @@ def _error_event(
     elif isinstance(exc, ProviderConnectionError):
         kind = "connection"
     elif isinstance(exc, ProviderSetupError):
-        kind = "client"
+        kind = "setup"
     elif isinstance(exc, CostCapReachedError):
         kind = "cost_cap"
     elif isinstance(exc, ContextTooLongError):

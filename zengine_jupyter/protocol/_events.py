@@ -226,6 +226,9 @@ class EngineError(_Event):
     kind: Literal["error"] = "error"
     message: str
     hint: str | None = None
+    cause: str | None = None
+    """The failed model request's ``ErrorEvent.kind`` (``setup``: no model is configured,
+    so a view offers the setup view); None for an engine failure."""
 
 
 class Resync(_Event):

@@ -315,9 +315,11 @@ class ErrorEvent(BaseModel):
     hint: str | None = None
     status: int | None = None
     kind: str = "provider"
-    """``provider`` (an HTTP/stream error), ``connection``, ``timeout``, ``client`` (the client
-    could not be built), ``cost_cap``, ``context_length`` (the request is longer than the
-    model's context window: compacting may help)."""
+    """``provider`` (an HTTP/stream error), ``connection``, ``timeout``, ``setup`` (the client
+    could not be built: no key for the host, a malformed URL; the setup view helps), ``client``
+    (another client-side failure: a recording that diverged), ``cost_cap``,
+    ``context_length`` (the request is longer than the model's context window: compacting
+    may help)."""
     model: str | None = None
     after_text: bool = False
 

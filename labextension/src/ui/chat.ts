@@ -113,6 +113,9 @@ export class ChatView {
         break;
       case 'error':
         this._endStream();
+        if (event.cause === 'setup') {
+          break; // no model configured: the states box (ui/states.ts) says it, with its button
+        }
         this._line(
           'error',
           event.hint ? `${event.message} (${event.hint})` : event.message

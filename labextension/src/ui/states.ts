@@ -60,6 +60,19 @@ export function providerStateWords(
   return null;
 }
 
+/** The window event a cell widget sends to open the panel's setup view. */
+export const OPEN_SETUP_EVENT = 'zengine:open-setup';
+
+/**
+ * Ask the page to open the model setup view (the labextension's panel listens); false when
+ * nothing answered (a frontend without our panel), so the caller says how instead.
+ */
+export function requestSetup(): boolean {
+  const detail = { opened: false };
+  window.dispatchEvent(new CustomEvent(OPEN_SETUP_EVENT, { detail }));
+  return detail.opened;
+}
+
 /** "api.anthropic.com did not answer (overloaded): retry 2 of 5 in 4s". */
 export function downText(event: ProviderBusy, secondsLeft: number): string {
   const who = event.provider ?? 'The provider';
@@ -110,8 +123,17 @@ export class ChatStates {
 
   /** A live event of the chat: `provider_busy` shows or updates the countdown; the model's
    * answer (or the turn's end) clears it; a final `error` replaces the countdown. */
-  apply(event: { kind: string; message?: string }): void {
-    if (event.kind === 'provider_busy') {
+  apply(event: {
+    kind: string;
+    message?: string;
+    hint?: string | null;
+    cause?: string | null;
+  }): void {
+    if (event.kind === 'error' && event.cause === 'setup') {
+      // the turn failed because no model is configured: the same box as `unconfigured`
+      this.clearDown();
+      this.setProvider({ kind: 'unconfigured', text: event.message ?? '', hint: event.hint });
+    } else if (event.kind === 'provider_busy') {
       this._busy(event as ProviderBusy);
     } else if (event.kind === 'error' && this._down) {
       this._stopTimer();

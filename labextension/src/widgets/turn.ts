@@ -11,7 +11,7 @@ type TurnViewEvent = EngineEvent | TurnResult;
 import { ChatView } from '../ui/chat';
 import { collapsed, el, errorText } from '../ui/dom';
 import { sharedMarkdown } from '../ui/markdown';
-import { ChatStates } from '../ui/states';
+import { ChatStates, requestSetup } from '../ui/states';
 import { StatusBar } from '../ui/status';
 import { IRenderProps, Requester, widgetRoot } from './anywidget';
 
@@ -54,7 +54,18 @@ function render({ model, el: parent }: IRenderProps<TurnWidgetState>): () => voi
   const bar = new StatusBar(root, () => void interrupt());
   bar.setTitle('zengine');
   const sent = el('div', 'jp-zengine-sent-box', null, root);
-  const states = new ChatStates(root); // provider down (countdown), a cassette replay
+  // provider down (countdown), a cassette replay, no model configured (the panel's setup)
+  const states: ChatStates = new ChatStates(root, {
+    setup: {
+      label: 'Set up a model',
+      aria: 'Open the model setup view in the zengine panel',
+      run: () => {
+        if (!requestSetup()) {
+          chat.line('notice', 'Run %zengine setup in a cell to choose a provider and a model.');
+        }
+      }
+    }
+  });
   const chat = new ChatView(root, {
     markdown: sharedMarkdown(),
     status: bar,
