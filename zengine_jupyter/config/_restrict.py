@@ -19,7 +19,15 @@ from zengine_jupyter.config._merge import dotted, flatten
 from zengine_jupyter.config._schema import Settings
 from zengine_jupyter.protocol import LayerName, WithheldSetting
 
-__all__ = ["APPLIED", "CAPPED", "WITHHELD", "ResolvedSettings", "restrict_to_user_level"]
+__all__ = [
+    "APPLIED",
+    "CAPPED",
+    "WITHHELD",
+    "ResolvedSettings",
+    "get_path",
+    "restrict_to_user_level",
+    "set_path",
+]
 
 Path_ = tuple[str, ...]
 
@@ -82,15 +90,17 @@ class ResolvedSettings:
         return self.provenance.get(key, "default")
 
 
-def _get(data: Mapping[str, Any], path: Path_) -> Any:
+def get_path(data: Mapping[str, Any], path: Path_) -> Any:
+    """The value at ``path`` in nested tables (KeyError when a table is missing)."""
     for part in path:
         data = data[part]
     return data
 
 
-def _set(data: dict[str, Any], path: Path_, value: Any) -> None:
+def set_path(data: dict[str, Any], path: Path_, value: Any) -> None:
+    """Set the value at ``path``, making the tables on the way that are missing."""
     for part in path[:-1]:
-        data = data[part]
+        data = data.setdefault(part, {})
     data[path[-1]] = value
 
 
@@ -117,10 +127,10 @@ def restrict_to_user_level(
     user = user_level.settings.model_dump()
     swapped = [dotted(path) for path in WITHHELD]
     for path in WITHHELD:
-        _set(data, path, copy.deepcopy(_get(user, path)))
+        set_path(data, path, copy.deepcopy(get_path(user, path)))
     for path in CAPPED:
-        if _looser_cap(_get(data, path), _get(user, path)):
-            _set(data, path, _get(user, path))
+        if _looser_cap(get_path(data, path), get_path(user, path)):
+            set_path(data, path, get_path(user, path))
             swapped.append(dotted(path))
     settings = Settings.model_validate(data)
     under = _matcher(swapped)

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from zengine_jupyter.config._merge import BY_ID, COMBINED, CONCATENATED, ENTRY_MAPS, dotted
-from zengine_jupyter.config._restrict import CAPPED, ResolvedSettings
+from zengine_jupyter.config._restrict import CAPPED, ResolvedSettings, get_path, set_path
 from zengine_jupyter.config._schema import Settings
 
 if TYPE_CHECKING:
@@ -62,7 +62,7 @@ def lock_to_system(
         current = _lookup(data, path)
         if current is not _MISSING and current != value:
             locked.append(LockedSetting(key, resolved.source_of(key)))
-        _set(data, path, copy.deepcopy(value))
+        set_path(data, path, copy.deepcopy(value))
         for name in [k for k in provenance if k == key or k.startswith((key + ".", key + "["))]:
             provenance[name] = "system"
         provenance[key] = "system"
@@ -73,7 +73,7 @@ def lock_to_system(
             if here in _ADDS_UP:
                 continue
             if here in CAPPED:
-                current = _get(data, here)
+                current = get_path(data, here)
                 if value is not None and (current is None or current > value):
                     put(here, value)
             elif here in ENTRY_MAPS or here in BY_ID:
@@ -81,7 +81,7 @@ def lock_to_system(
             elif isinstance(value, dict):
                 walk(value, here)
             else:
-                put(here, _get(system_values, here))
+                put(here, get_path(system_values, here))
 
     system_values = Settings.model_validate(system.data).model_dump()
     walk(system.data, ())
@@ -91,7 +91,7 @@ def lock_to_system(
 
 def _lock_entries(path: Path_, value: Any, data: dict[str, Any], put: Any) -> None:
     """A system server, price or check: that entry is the system's (others may be added)."""
-    current = _get(data, path)
+    current = get_path(data, path)
     if path in BY_ID:  # verification.checks: a list of tables by id
         wanted = {check["id"]: check for check in value}
         kept = [check for check in current if check.get("id") not in wanted]
@@ -102,7 +102,7 @@ def _lock_entries(path: Path_, value: Any, data: dict[str, Any], put: Any) -> No
         return
     model = Settings.model_validate(_nest(path, value)).model_dump()
     for name in value:
-        put((*path, name), _get(model, (*path, name)))
+        put((*path, name), get_path(model, (*path, name)))
 
 
 def _nest(path: Path_, value: Any) -> dict[str, Any]:
@@ -119,18 +119,6 @@ _MISSING = object()
 
 def _lookup(data: Mapping[str, Any], path: Path_) -> Any:
     try:
-        return _get(data, path)
+        return get_path(data, path)
     except (KeyError, TypeError):
         return _MISSING
-
-
-def _get(data: Mapping[str, Any], path: Path_) -> Any:
-    for part in path:
-        data = data[part]
-    return data
-
-
-def _set(data: dict[str, Any], path: Path_, value: Any) -> None:
-    for part in path[:-1]:
-        data = data.setdefault(part, {})
-    data[path[-1]] = value
