@@ -12,11 +12,14 @@ provider server and one Chromium serve the module.
    checkpoints list``).
 2. The same task with the same scripted replies in our side panel and in a ``%%agent`` cell.
    Each view is shot at 250 px and 600 px while the approval waits and when the turn is done:
-   ``.ci-artifacts/compare-<view>-<width>px[-approval].png`` (view: jupyter-ai, panel, cell).
+   ``.ci-artifacts/compare-<view>-<width>px[-approval].png`` (view: jupyter-ai, the chat moved
+   to jupyter-chat's side panel; panel; cell, in a notebook that wide), and the three side by
+   side: ``compare-<width>px-sheet.png``.
 """
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 import time
@@ -174,6 +177,9 @@ def test_zengine_answers_and_asks_in_jupyter_ais_chat(
     assert len(rows) == 1, rows  # jupyter-ai puts a note on .ipynb files before the message
     assert rows[0]["prompt"].endswith(TASK)
     assert rows[0]["checkpoint_id"], rows
+    assert rows[0]["files"].startswith("checkpoint "), rows  # stored, readable: not missing
+    # answered through the local provider server: the message reached it
+    assert any(TASK in str(request.body) for request in provider.requests)
 
 
 def test_the_same_task_in_our_panel_and_our_cell(
@@ -226,3 +232,30 @@ def test_the_same_task_in_our_panel_and_our_cell(
         set_notebook_width(page, width)
         widget.scroll_into_view_if_needed()
         _shoot(page, cell(page, 1), "cell", width)
+    for width in WIDTHS:
+        _sheet(page, width)
+
+
+def _sheet(page: Any, width: int) -> None:
+    """``compare-<width>px-sheet.png``: the three views side by side, waiting for the approval
+    (top) and done (bottom), for the closing note."""
+    views = ("jupyter-ai", "panel", "cell")
+    rows = []
+    for state in ("-approval", ""):
+        shots = [ARTIFACTS / f"compare-{view}-{width}px{state}.png" for view in views]
+        images = "".join(
+            f'<td><img src="data:image/png;base64,{base64.b64encode(shot.read_bytes()).decode()}">'
+            "</td>"
+            for shot in shots
+        )
+        rows.append(f"<tr>{images}</tr>")
+    head = "".join(f"<th>{view}</th>" for view in views)
+    html = (f"<style>body{{margin:8px;font:14px sans-serif}}td{{vertical-align:top;"
+            f"padding:4px}}img{{border:1px solid #ccc}}</style><table><tr>{head}</tr>"
+            f"{''.join(rows)}</table>")  # fmt: skip
+    sheet = page.context.browser.new_page()
+    try:
+        sheet.set_content(html)
+        sheet.screenshot(path=str(ARTIFACTS / f"compare-{width}px-sheet.png"), full_page=True)
+    finally:
+        sheet.close()
