@@ -134,6 +134,44 @@ collab_ensure() {
   "$PY" -m pip install -q --no-compile --prefix "$ROOT/.collab" "jupyter-collaboration>=4"
 }
 
+# jai_ensure  the latest jupyter-ai and jupyter-ai-acp-client, for their browser test only, in a
+# venv of their own ($ZENGINE_JAI_VENV, else .jai, gitignored): in the project's venv they would
+# add their chat, personas and server extensions to every lab the other tests start. Then our
+# runtime dependencies (pyproject.toml) and this checkout, editable without dependencies. Two
+# resolves, not one: jupyter-ai needs jupyter-server-mcp, whose fastmcp server pins mcp<2, and
+# we need mcp>=2.3, so one resolve backtracks for minutes and fails; installed in this order
+# our mcp wins and only jupyter-server-mcp (jupyter-ai's notebook tools for agents) stays
+# unloaded. Run it after labext_ensure: the editable install copies the built panel.
+# Skipped while pyproject.toml is unchanged.
+_pyproject_list() {  # the requirements of [project] dependencies, or of the extra named $1
+  "$PY" -c 'import sys, tomllib
+project = tomllib.load(open(sys.argv[1], "rb"))["project"]
+print("\n".join(project.get(sys.argv[2]) or project["optional-dependencies"][sys.argv[2]]))' \
+    "$ROOT/pyproject.toml" "$1"
+}
+
+jai_ensure() {
+  local venv="${ZENGINE_JAI_VENV:-$ROOT/.jai}" py want stamp deps=() extra=()
+  py="$venv/bin/python"
+  stamp="$venv/.zengine-installed"
+  want="$(sha256sum < "$ROOT/pyproject.toml" | cut -d' ' -f1)"
+  if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then
+    return 0
+  fi
+  [ -x "$py" ] || "$PY" -m venv "$venv"
+  mapfile -t extra < <(_pyproject_list jupyter-ai)
+  mapfile -t deps < <(_pyproject_list dependencies)
+  local pip=("$py" -m pip install -q --disable-pip-version-check --no-compile)
+  say "pip install ${extra[*]} into $venv"
+  "${pip[@]}" -U pip
+  "${pip[@]}" -U "${extra[@]}"
+  say "pip install our runtime dependencies and -e . (--no-deps) into $venv"
+  "${pip[@]}" "${deps[@]}"
+  "$py" -c 'import mcp, acp, jupyter_ai_acp_client, pydantic, ipykernel' # the install worked
+  SKIP_JUPYTER_BUILDER=1 "${pip[@]}" --no-deps -e "$ROOT"
+  echo "$want" > "$stamp"
+}
+
 npm_fixtures_ensure() {
   local dir="$ROOT/tests/fixtures/npm" lock_sum stamp
   command -v npm >/dev/null 2>&1 || return 0

@@ -92,11 +92,13 @@ def running_lab(
     *,
     app: App = "jupyterlab",
     collaborative: bool = False,
+    python: str = sys.executable,
 ) -> Iterator[LabServer]:
     """Start JupyterLab (``app="notebook"``: Notebook 7) serving ``root``; ``state`` holds its
     settings, workspaces and log. Real-time collaboration stays off unless ``collaborative``
     (with jupyter-collaboration importable: see :func:`collaboration_env`), so installing it
-    changes no other browser test."""
+    changes no other browser test. ``python`` is the interpreter whose environment serves the
+    lab (another venv's, e.g. the jupyter-ai one: :mod:`zengine_jupyter.testing.jai`)."""
     port = free_port()
     token = secrets.token_hex(16)
     settings = state / "user-settings"
@@ -115,7 +117,7 @@ def running_lab(
     log = state / f"jupyter-{app.removeprefix('jupyter')}.log"  # jupyter-lab.log
     cls = _APP_CLASS[app]
     argv = [
-        sys.executable, "-m", app, "--no-browser", "--allow-root",
+        python, "-m", app, "--no-browser", "--allow-root",
         "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={port}", "--ServerApp.port_retries=0",
         f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={root}",
         f"--{cls}.user_settings_dir={settings}", f"--{cls}.workspaces_dir={state / 'workspaces'}",

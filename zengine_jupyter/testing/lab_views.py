@@ -20,6 +20,7 @@ __all__ = [
     "run_cell",
     "set_notebook_width",
     "set_panel_width",
+    "set_side_width",
     "set_theme",
     "settle",
 ]
@@ -97,31 +98,49 @@ def _width(page: Any, selector: str) -> float:
 def set_panel_width(page: Any, width: int, *, viewport: tuple[int, int] = (1400, 900)) -> float:
     """Show the side panel ``width`` px wide (in a window of ``viewport``), by dragging the
     split handle at its left as a user does; returns the width reached (within 2 px)."""
+    page.evaluate("() => window.jupyterapp.shell.activateById('zengine-panel')")
+    return set_side_width(page, PANEL, width, side="right", viewport=viewport)
+
+
+def set_side_width(
+    page: Any,
+    selector: str,
+    width: int,
+    *,
+    side: str = "left",
+    viewport: tuple[int, int] = (1400, 900),
+) -> float:
+    """Show the widget ``selector``, open in the ``side`` ("left" / "right") side bar's
+    panel, ``width`` px wide (in a window of ``viewport``), by dragging that panel's split
+    handle as a user does; returns the width reached (within 2 px)."""
     if page.viewport_size != {"width": viewport[0], "height": viewport[1]}:
         page.set_viewport_size({"width": viewport[0], "height": viewport[1]})
-    page.evaluate("() => window.jupyterapp.shell.activateById('zengine-panel')")
-    page.wait_for_function(f"() => document.querySelector('{PANEL}').offsetWidth > 0")
+    page.wait_for_function(f"() => document.querySelector('{selector}')?.offsetWidth > 0")
+    sign = 1 if side == "right" else -1  # dragging right narrows a right panel
     for _ in range(4):
-        now = _width(page, PANEL)
+        now = _width(page, selector)
         if abs(now - width) <= 2:
             return now
         x, y = page.evaluate(
-            """() => {
-              const stack = document.querySelector('#jp-right-stack').getBoundingClientRect();
+            """side => {
+              const box = document.querySelector(`#jp-${side}-stack`).getBoundingClientRect();
+              const edge = side === 'right' ? box.left : box.right;
               const handles = [...document.querySelectorAll(
                 '#jp-main-split-panel > .lm-SplitPanel-handle')].filter(h => h.offsetWidth);
-              const near = handles.map(h => [h, Math.abs(h.getBoundingClientRect().right
-                - stack.left)]).sort((a, b) => a[1] - b[1])[0][0].getBoundingClientRect();
+              const near = handles.map(h => [h, Math.abs((side === 'right'
+                ? h.getBoundingClientRect().right : h.getBoundingClientRect().left) - edge)])
+                .sort((a, b) => a[1] - b[1])[0][0].getBoundingClientRect();
               return [near.left + near.width / 2, near.top + near.height / 2];
-            }"""
+            }""",
+            side,
         )
         page.mouse.move(x, y)
         page.mouse.down()
-        page.mouse.move(x + (now - width), y, steps=4)
+        page.mouse.move(x + sign * (now - width), y, steps=4)
         page.mouse.up()
         settle(page)
-    reached = _width(page, PANEL)
-    assert abs(reached - width) <= 2, f"the panel is {reached}px wide, not {width}px"
+    reached = _width(page, selector)
+    assert abs(reached - width) <= 2, f"{selector} is {reached}px wide, not {width}px"
     return reached
 
 
