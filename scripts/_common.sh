@@ -141,8 +141,8 @@ collab_ensure() {
 # resolves, not one: jupyter-ai needs jupyter-server-mcp, whose fastmcp server pins mcp<2, and
 # we need mcp>=2.3, so one resolve backtracks for minutes and fails; installed in this order
 # our mcp wins and only jupyter-server-mcp (jupyter-ai's notebook tools for agents) stays
-# unloaded. Run it after labext_ensure: the editable install copies the built panel.
-# Skipped while pyproject.toml is unchanged.
+# unloaded. It needs no built panel (the editable install works without one; the test's lab
+# loads the current build through JUPYTER_PATH). Skipped while pyproject.toml is unchanged.
 _pyproject_list() {  # the requirements of [project] dependencies, or of the extra named $1
   "$PY" -c 'import sys, tomllib
 project = tomllib.load(open(sys.argv[1], "rb"))["project"]
