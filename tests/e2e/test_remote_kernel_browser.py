@@ -18,6 +18,7 @@ from __future__ import annotations
 import os
 import pwd
 import re
+import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -50,7 +51,11 @@ ARTIFACTS = REPO / ".ci-artifacts" / "remote-kernel"
 WAIT_MS = 60_000
 ORIGINAL = "RATE = 1\nprint('rate', RATE)\n"
 KERNEL = "zengine-remote"
-_WHO = "import os, pathlib; print('who', os.getuid(), pathlib.Path.cwd())"
+_WHO = (
+    "import os, pathlib; "
+    "print('who', os.getuid(), pathlib.Path.cwd(), os.environ['JPY_SESSION_NAME'], "
+    "os.environ.get('ZENGINE_HOME'))"
+)
 
 
 @pytest.fixture(scope="module")
@@ -184,12 +189,17 @@ def _shot(page: Any, name: str) -> None:
 
 
 def test_the_kernel_runs_as_the_other_user_in_its_folder(
-    page: Any, account: pwd.struct_passwd, project: Path
+    page: Any, lab: LabServer, account: pwd.struct_passwd, project: Path
 ) -> None:
     cell = _run_cell(page, _WHO)
     output = cell.locator(".jp-OutputArea-output", has_text="who")
     output.wait_for()
-    assert output.inner_text().split() == ["who", str(account.pw_uid), str(project)]
+    notebook = str(lab.root / "analysis.ipynb")  # forwarded, as a gateway would
+    assert output.inner_text().split() == ["who", str(account.pw_uid), str(project), notebook,
+                                           "None"]  # fmt: skip
+    # the server's folder is not the kernel user's to look into
+    with pytest.raises(subprocess.CalledProcessError):
+        run_as(account.pw_name, ["ls", str(lab.root)])
 
 
 def test_panel_message_approval_and_code_rewind(
