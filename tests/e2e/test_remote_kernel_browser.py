@@ -269,3 +269,22 @@ def test_conversation_rewind_and_the_data_is_in_the_kernel_users_home(
     assert logs, f"nothing in {data}"
     assert {p.stat().st_uid for p in logs} == {account.pw_uid}
     assert any("Set RATE to 2" in p.read_text(errors="replace") for p in logs)
+
+
+def test_a_kernel_restart_relaunches_it_as_the_user_and_the_panel_gets_the_chat_back(
+    page: Any, account: pwd.struct_passwd, project: Path
+) -> None:
+    connections = int(page.locator(PANEL).get_attribute("data-connections"))
+    session = page.locator(PANEL).get_attribute("data-session-id")
+    restart = 'jp-button[data-command="notebook:restart-kernel"]'
+    page.locator(f".jp-NotebookPanel:not(.lm-mod-hidden) {restart}").click()
+    page.locator(".jp-Dialog .jp-mod-accept").click()
+    page.wait_for_selector(f'{PANEL}[data-connections="{connections + 1}"][data-subscribed="true"]')
+    page.wait_for_selector(f'{PANEL}[data-session-id="{session}"]')
+    texts = _panel(page, ".jp-zengine-item-user .jp-zengine-body").all_inner_texts()
+    assert texts == ["Set RATE to 2"]  # read back from the kernel user's home
+    cell = _run_cell(page, _WHO)
+    output = cell.locator(".jp-OutputArea-output", has_text="who")
+    output.wait_for()
+    assert output.inner_text().split()[1:3] == [str(account.pw_uid), str(project)]
+    _shot(page, "5-after-restart")
