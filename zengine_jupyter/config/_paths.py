@@ -75,6 +75,7 @@ def find_project_root(start: Path) -> Path:
     start = start.resolve()
     folder = start if start.is_dir() else start.parent
     for candidate in (folder, *folder.parents):
-        if (candidate / ".git").exists():
+        # os.path: False where Path.exists (3.11) raises PermissionError (another user's folder)
+        if os.path.exists(candidate / ".git"):  # noqa: PTH110
             return candidate
     return folder

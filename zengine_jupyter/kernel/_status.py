@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import html
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -41,9 +42,14 @@ class KernelStatus:
 
 
 def current_status() -> KernelStatus:
-    """Status of this kernel: the notebook it serves (if known) decides the project root."""
+    """Status of this kernel: the notebook it serves (if known) decides the project root.
+
+    A remote kernel (a gateway or provisioner that forwards ``JPY_SESSION_NAME``) gets the
+    server's path, whose folder is not on the kernel's machine, or not the kernel user's to
+    look into: then the kernel's working directory decides, as with no notebook at all."""
     notebook = notebook_path()
-    start = notebook.parent if notebook else Path.cwd()
+    here = notebook is not None and os.path.isdir(notebook.parent)  # noqa: PTH112 (never raises)
+    start = notebook.parent if notebook and here else Path.cwd()
     return KernelStatus(
         version=__version__,
         project_root=find_project_root(start),
