@@ -233,10 +233,18 @@ async def rewind(
     Raises :class:`TurnInProgressError` while a turn runs; publishes :class:`Rewound`.
     """
     async with session.idle("rewind"):
+        turns = [r.turn_id for r in session.writer.state().transcript if r.kind == "turn_start"]
         result = await rewind_chat(session.writer, session.shadow, to, code=code,
                                    conversation=conversation,
                                    record=session.journal.record)  # fmt: skip
         session.ctx.reads.forget()  # files or the agent's memory of them changed: read again
+        live = session.ctx.live
+        if result.code is not None and live is not None and result.to_turn_id in turns:
+            # open notebooks the rewound turns edited live: their cells back in the page
+            dropped = turns[turns.index(result.to_turn_id) :]
+            opened = await live.restore(dropped)
+            if opened:
+                result = result.model_copy(update={"open_notebooks": opened})
     session.journal.publish(
         Rewound(session_id=session.id, result=result, text=describe_rewind(result),
                 warnings=describe_other_chats(result.other_chats, done=True))
@@ -274,6 +282,9 @@ def describe_rewind(result: RewindResult) -> str:
         )
     elif result.code_note:
         lines.append(f"files: {result.code_note}")
+    if result.open_notebooks:
+        lines.append("open notebooks put back in the page as they were: "
+                     + ", ".join(result.open_notebooks))  # fmt: skip
     lines += describe_other_chats(result.other_chats, done=True)
     lines.append(result.note)
     return "\n".join(lines)

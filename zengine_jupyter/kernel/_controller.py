@@ -368,7 +368,9 @@ class KernelController:
         session.commands["trust"] = self._trust_command  # one trust path for every view
         chat = _Chat(session, approvals)
         # notebooks open in a page are edited there, not on disk
-        session.ctx.live = ChatLive(self.live, lambda: chat.running_turn_id)
+        session.ctx.live = ChatLive(
+            self.live, lambda: chat.running_turn_id, folder=session.writer.folder / "live"
+        )
         return chat
 
     def cell_executor(self) -> CellExecutor:
