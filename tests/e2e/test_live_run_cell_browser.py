@@ -54,12 +54,11 @@ _NB = "window.jupyterapp.shell.currentWidget"
 _SOURCES = f"() => {_NB}.content.model.sharedModel.cells.map(c => [c.id, c.getSource()])"
 _DIRTY = f"() => {_NB}.context.model.dirty"
 _KERNEL = f"{_NB}.sessionContext.session.kernel"
-_TIMING = (
-    """() => {
+_TIMING = """() => {
   // kernel -> page: when the kernel sent each live edit, when the page got it, when its
   // cell's text was in the page (the kernel and the browser share this machine's clock)
   window.__zedits = [];
-  const kernel = %s;
+  const kernel = KERNEL;
   kernel.anyMessage.connect((_, args) => {
     const msg = args.msg;
     const data = msg.content && msg.content.data;
@@ -75,9 +74,7 @@ _TIMING = (
     };
     look();
   });
-}"""
-    % _KERNEL
-)  # noqa: UP031
+}""".replace("KERNEL", _KERNEL)
 
 
 def _run(code: str, **extra: Any) -> Reply:
@@ -235,6 +232,14 @@ def test_the_agents_plot_renders_in_the_notebook_and_reaches_the_model(
     assert "0   1.5  1" in framed_text
     assert _silent(page, "frame.shape") == "(3, 2)"  # ran in the user's kernel
 
+    # both run cells are in the turn's review, as cells the agent added
+    review = page.locator(f"{PANEL} .jp-zengine-review").last
+    listed = review.locator(".jp-zengine-review-cell")
+    assert listed.count() == 2
+    assert all(i.startswith("agent-") for i in listed.evaluate_all(
+        "items => items.map(n => n.dataset.cellId)"))  # fmt: skip
+    assert "+import matplotlib.pyplot as plt" in review.inner_text()
+
 
 # ---------------------------------------------------------------- acceptance 3 and 7
 
@@ -293,6 +298,7 @@ def test_a_rewind_from_the_widget_after_a_restart_puts_the_open_notebook_back(
     review = page.locator(f"{PANEL} .jp-zengine-review").last
     assert review.locator(".jp-zengine-review-cell").count() == 3
     _review_shots(page)
+    page.set_viewport_size({"width": 1400, "height": 900})
 
     _restart_kernel(page)  # the kernel's memory of the turn is gone; the chat's folder is not
     (session,) = [p.parent.name for p in (home / "sessions").glob("*/meta.json")]
@@ -315,4 +321,50 @@ def test_a_rewind_from_the_widget_after_a_restart_puts_the_open_notebook_back(
         arg=json.dumps(before_turn, separators=(",", ":")),
     )
     assert not page.locator(".jp-Dialog").count()
+    # the edit turn's cells are marked put back; the run cells of the turn before stay to review
+    assert _review_states(page) == [["pending", "pending"],
+                                    ["rejected", "rejected", "rejected"]]  # fmt: skip
     page.screenshot(path=str(ARTIFACTS / "rewound.png"))
+
+
+# ---------------------------------------------------------------- review across a reload
+
+_REVIEWS = f"""() => [...document.querySelectorAll('{PANEL} .jp-zengine-review')].map(r =>
+  [...r.querySelectorAll('.jp-zengine-review-cell')].map(c => c.dataset.state))"""
+
+
+def _review_states(page: Any) -> list[list[str]]:
+    states: list[list[str]] = page.evaluate(_REVIEWS)
+    return states
+
+
+def test_the_review_survives_a_page_reload(page: Any) -> None:
+    """The reviews come back under their turns with their states, the cells still to review
+    get their marker again, and Reject still works."""
+    page.locator(".jp-Notebook").click(position={"x": 5, "y": 5})
+    page.keyboard.press("Control+s")
+    page.wait_for_function(f"() => !({_DIRTY.removeprefix('() => ')})")
+    before = _review_states(page)
+    assert before == [["pending", "pending"], ["rejected", "rejected", "rejected"]]
+    page.reload()
+    page.wait_for_selector(".jp-Notebook .jp-Cell")
+    if not page.locator(PANEL).is_visible():
+        page.locator('.jp-SideBar.jp-mod-right .lm-TabBar-tab[data-id="zengine-panel"]').click()
+    page.wait_for_selector(f'{PANEL}[data-state="connected"][data-subscribed="true"]')
+    page.wait_for_function(f"() => document.querySelectorAll('{PANEL} .jp-zengine-review')"
+                           ".length === 2")  # fmt: skip
+    assert _review_states(page) == before
+    first_turn = page.locator(f"{PANEL} .jp-zengine-item-user").first.get_attribute("data-turn-id")
+    review = page.locator(f"{PANEL} .jp-zengine-review").first
+    assert review.get_attribute("data-turn-id") == first_turn  # under its own turn
+    page.wait_for_function(
+        "() => document.querySelectorAll('.jp-Cell.jp-zengine-agent-cell').length === 2"
+    )
+    page.screenshot(path=str(ARTIFACTS / "reloaded.png"))
+    framed = review.locator(".jp-zengine-review-cell", has_text="pd.DataFrame")
+    cell_id = framed.get_attribute("data-cell-id")
+    framed.locator(".jp-zengine-review-reject").click()
+    page.wait_for_function(
+        f"id => !{_SOURCES.removeprefix('() => ')}.some(([i]) => i === id)", arg=cell_id
+    )
+    assert _review_states(page)[0] == ["pending", "rejected"]

@@ -40,9 +40,12 @@ ANSWER_MARGIN_S = 30.0
 _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 
 
-def notebook_executor(controller: KernelController) -> NotebookExecutor | None:
+def notebook_executor(
+    controller: KernelController, turn_id: str | None = None
+) -> NotebookExecutor | None:
     """The notebook's executor when a page has this kernel's notebook open and no blocking
-    cell holds the kernel; None: run headless."""
+    cell holds the kernel (``turn_id``: the turn whose review lists the cell); None: run
+    headless."""
     from zengine_jupyter.kernel._status import current_status
 
     notebook = current_status().notebook
@@ -50,7 +53,7 @@ def notebook_executor(controller: KernelController) -> NotebookExecutor | None:
         return None
     if controller.live.state(notebook) == "closed":
         return None
-    return NotebookExecutor(controller.live, notebook, lambda: controller.shell)
+    return NotebookExecutor(controller.live, notebook, lambda: controller.shell, turn_id)
 
 
 @dataclass
@@ -61,6 +64,8 @@ class NotebookExecutor:
     notebook: Path
     shell: Callable[[], Any] | None = None
     """The kernel's shell, whose ``Out`` holds the run's last value (None: text only)."""
+    turn_id: str | None = None
+    """The turn that runs the code: the page lists its cell in that turn's review."""
 
     async def run(
         self, code: str, *, timeout_s: float, after_cell_id: str | None = None
@@ -71,6 +76,7 @@ class NotebookExecutor:
         answer = await self.registry.ask(
             self.notebook, "run", wait_s=timeout_s + ANSWER_MARGIN_S,
             code=code, timeout_s=timeout_s, after_cell_id=after_cell_id,
+            turn_id=self.turn_id,
         )  # fmt: skip
         took = time.monotonic() - started
         if answer is None or not answer.ok or answer.cell is None:
