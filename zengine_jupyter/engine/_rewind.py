@@ -233,16 +233,14 @@ async def rewind(
     Raises :class:`TurnInProgressError` while a turn runs; publishes :class:`Rewound`.
     """
     async with session.idle("rewind"):
-        turns = [r.turn_id for r in session.writer.state().transcript if r.kind == "turn_start"]
         result = await rewind_chat(session.writer, session.shadow, to, code=code,
                                    conversation=conversation,
                                    record=session.journal.record)  # fmt: skip
         session.ctx.reads.forget()  # files or the agent's memory of them changed: read again
         live = session.ctx.live
-        if result.code is not None and live is not None and result.to_turn_id in turns:
-            # open notebooks the rewound turns edited live: their cells back in the page
-            dropped = turns[turns.index(result.to_turn_id) :]
-            opened = await live.restore(dropped)
+        if result.code is not None and live is not None:
+            # open notebooks the turns since edited live: their cells back in the page
+            opened = await live.restore(await _turns_since(session.writer, result.to_turn_id))
             if opened:
                 result = result.model_copy(update={"open_notebooks": opened})
     session.journal.publish(
@@ -250,6 +248,14 @@ async def rewind(
                 warnings=describe_other_chats(result.other_chats, done=True))
     )  # fmt: skip
     return result
+
+
+async def _turns_since(writer: SessionWriter, turn_id: str) -> list[str]:
+    """``turn_id`` and every turn after it *in the whole log* (rewound turns included, as
+    for the files: their live edits may still be in an open notebook), oldest first."""
+    scan = await asyncio.to_thread(scan_file, writer.log_path)
+    turns = [r.turn_id for r in scan.records if isinstance(r, TurnStartRecord)]
+    return turns[turns.index(turn_id) :] if turn_id in turns else []
 
 
 def describe_rewind(result: RewindResult) -> str:
