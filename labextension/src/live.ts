@@ -24,9 +24,19 @@ type CellJSON = Record<string, unknown> & { id?: string; cell_type?: string; sou
 export interface ILiveOptions {
   tracker: INotebookTracker;
   send(body: RequestBody): Promise<Reply>;
-  /** An empty element in the chat where turn `turnId`'s review goes (asked once per turn). */
-  reviewHost(turnId: string): HTMLElement;
+  /**
+   * An empty element in the chat, under turn `turnId`, where its review goes. A turn the chat
+   * does not show: at the chat's end, or (`onlyShown`) a detached element.
+   */
+  reviewHost(turnId: string, onlyShown?: boolean): HTMLElement;
+  /** Where the reviews are kept across page reloads (default: the browser's localStorage). */
+  storage?: Pick<Storage, 'getItem' | 'setItem'> | null;
 }
+
+/** The localStorage key of the reviews (this origin: this Jupyter server). */
+export const REVIEW_STORAGE_KEY = 'zengine-live-review:v1';
+/** Reviews kept: the newest cells first, older ones dropped. */
+const KEPT_ENTRIES = 200;
 
 interface IEntry extends IReviewCell {
   turnId: string;
@@ -40,6 +50,8 @@ export class LiveNotebooks {
   readonly frontend = `page-${Math.random().toString(36).slice(2, 10)}`;
 
   constructor(private readonly _options: ILiveOptions) {
+    this._storage = _options.storage === undefined ? storageOrNull() : _options.storage;
+    this._load();
     _options.tracker.widgetAdded.connect((_, panel) => this._watch(panel));
     _options.tracker.forEach(panel => this._watch(panel));
   }
@@ -100,7 +112,9 @@ export class LiveNotebooks {
       case 'restore':
         return this._restore(panel, request.path, request.cells ?? []);
       case 'run':
-        return runAgentCell(panel, request, id => this._mark(panel, id, true));
+        return runAgentCell(panel, request, id =>
+          this._added(panel, request.path, id, request.turn_id ?? null, request.code ?? '')
+        );
       default:
         return { ok: false, error: `unknown action ${String(request.action)}` };
     }
@@ -143,6 +157,7 @@ export class LiveNotebooks {
       entry.after = edit.op === 'delete' ? null : this._source(panel, edit.cell_id);
       this._review(entry.turnId).upsert(entry);
       this._mark(panel, edit.cell_id, true);
+      this._save();
     }
   }
 
@@ -169,15 +184,67 @@ export class LiveNotebooks {
     });
   }
 
+  /** RunCell's visible cell: marked, and listed in its turn's review (Reject removes it). */
+  private _added(
+    panel: NotebookPanel,
+    path: string,
+    cellId: string,
+    turnId: string | null,
+    source: string
+  ): void {
+    this._mark(panel, cellId, true);
+    if (!turnId) {
+      return;
+    }
+    const key = `${turnId}:${path}:${cellId}`;
+    const entry: IEntry = {
+      key, turnId, path, cellId, beforeCell: null, beforeIndex: this._find(panel, cellId),
+      state: 'pending', before: null, after: source
+    }; // prettier-ignore
+    this._entries.set(key, entry);
+    this._review(turnId).upsert(entry);
+    this._save();
+  }
+
   // ------------------------------------------------------------ review
+
+  /**
+   * The chat was drawn again (a snapshot: a page reload, a resubscribe, a conversation
+   * rewind): each turn's review goes back under its turn. A turn no longer in the chat (a
+   * conversation rewind dropped it) shows none.
+   */
+  reattach(): void {
+    const turns = new Set([...this._entries.values()].map(e => e.turnId));
+    for (const turnId of turns) {
+      const review = this._reviews.get(turnId);
+      if (review && review.node.isConnected) {
+        continue;
+      }
+      const node = this._options.reviewHost(turnId, true);
+      if (!node.isConnected) {
+        continue; // the turn is not in this chat
+      }
+      const fresh = this._make(turnId, node);
+      for (const entry of this._entries.values()) {
+        if (entry.turnId === turnId) {
+          fresh.upsert(entry);
+        }
+      }
+    }
+  }
+
+  private _make(turnId: string, node: HTMLElement): TurnReview {
+    const review = new TurnReview(node, turnId, {
+      decide: (keys, accept) => this.decide(keys, accept)
+    });
+    this._reviews.set(turnId, review);
+    return review;
+  }
 
   private _review(turnId: string): TurnReview {
     let review = this._reviews.get(turnId);
-    if (!review) {
-      review = new TurnReview(this._options.reviewHost(turnId), turnId, {
-        decide: (keys, accept) => this.decide(keys, accept)
-      });
-      this._reviews.set(turnId, review);
+    if (!review || !review.node.isConnected) {
+      review = this._make(turnId, this._options.reviewHost(turnId));
     }
     return review;
   }
@@ -202,8 +269,9 @@ export class LiveNotebooks {
       if (panel) {
         this._mark(panel, entry.cellId, false);
       }
-      this._review(entry.turnId).upsert(entry);
+      this._reviews.get(entry.turnId)?.upsert(entry);
     }
+    this._save();
     return Promise.resolve(problems.length ? problems.join('; ') : null);
   }
 
@@ -251,11 +319,18 @@ export class LiveNotebooks {
       shared.insertCells(0, cells as never[]);
     });
     for (const entry of this._entries.values()) {
-      if (entry.path === path && entry.state === 'pending') {
+      // put back by the rewind: the cell is no longer as the agent left it (a turn before
+      // the one rewound to keeps its cells, still to review)
+      if (
+        entry.path === path &&
+        entry.state === 'pending' &&
+        this._source(panel, entry.cellId) !== entry.after
+      ) {
         entry.state = 'rejected';
-        this._review(entry.turnId).upsert(entry);
+        this._reviews.get(entry.turnId)?.upsert(entry);
       }
     }
+    this._save();
     return { dirty: model.dirty };
   }
 
@@ -317,6 +392,7 @@ export class LiveNotebooks {
     const report = () => void this.report();
     void panel.context.ready.then(() => {
       report();
+      void panel.revealed.then(() => this._markPending(panel));
       panel.context.model.stateChanged.connect((_, change) => {
         if (change.name === 'dirty') {
           report();
@@ -327,8 +403,50 @@ export class LiveNotebooks {
     panel.disposed.connect(report);
   }
 
+  /** A notebook opened (a page reload): its cells still to review get their marker again. */
+  private _markPending(panel: NotebookPanel): void {
+    for (const entry of this._entries.values()) {
+      if (entry.path === panel.context.path && entry.state === 'pending' && entry.after !== null) {
+        this._mark(panel, entry.cellId, true);
+      }
+    }
+  }
+
+  // ------------------------------------------------------------ kept across reloads
+
+  private _save(): void {
+    const entries = [...this._entries.values()].slice(-KEPT_ENTRIES);
+    try {
+      this._storage?.setItem(REVIEW_STORAGE_KEY, JSON.stringify(entries));
+    } catch {
+      // full or refused: the reviews last as long as the page
+    }
+  }
+
+  private _load(): void {
+    try {
+      const kept = JSON.parse(this._storage?.getItem(REVIEW_STORAGE_KEY) ?? '[]') as IEntry[];
+      for (const entry of Array.isArray(kept) ? kept : []) {
+        if (entry && typeof entry.key === 'string' && typeof entry.turnId === 'string') {
+          this._entries.set(entry.key, entry);
+        }
+      }
+    } catch {
+      // unreadable: start without
+    }
+  }
+
+  private _storage: Pick<Storage, 'getItem' | 'setItem'> | null;
   private _entries = new Map<string, IEntry>();
   private _reviews = new Map<string, TurnReview>();
+}
+
+function storageOrNull(): Storage | null {
+  try {
+    return window.localStorage;
+  } catch {
+    return null;
+  }
 }
 
 function sourceOf(cell: CellJSON): string {

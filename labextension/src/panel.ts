@@ -122,7 +122,7 @@ export class ZenginePanel extends Widget {
     this._live = new LiveNotebooks({
       tracker: options.tracker,
       send: body => this._request(body),
-      reviewHost: () => this._chat.line('review', '')
+      reviewHost: (turnId, onlyShown) => this._reviewHost(turnId, onlyShown === true)
     });
 
     this._binding = new KernelBinding(options.tracker, {
@@ -309,6 +309,7 @@ export class ZenginePanel extends Widget {
         this.node.dataset.sessionId = message.session_id;
         this._sessions.current = this._sessionId;
         this._chat.reset(message);
+        this._live.reattach(); // the turns' notebook reviews, under their turns again
         this._states.clearDown();
         this._footer.resetCost();
         this._footer.setRunning(Boolean(message.running_turn_id));
@@ -486,6 +487,22 @@ export class ZenginePanel extends Widget {
   private _sessions: SessionsView;
   private _input: InputBox;
   private _live: LiveNotebooks;
+
+  /** Where turn `turnId`'s notebook review goes: after that turn's items in the chat. */
+  private _reviewHost(turnId: string, onlyShown: boolean): HTMLElement {
+    const chat = this._chat.node;
+    const users = [...chat.querySelectorAll<HTMLElement>(':scope > .jp-zengine-item-user')];
+    const at = users.findIndex(u => u.dataset.turnId === turnId);
+    if (at < 0 && onlyShown) {
+      return document.createElement('div');
+    }
+    const node = this._chat.line('review', '');
+    const next = at >= 0 ? users[at + 1] : undefined;
+    if (next) {
+      chat.insertBefore(node, next);
+    }
+    return node;
+  }
   private _states: ChatStates;
   private _footer!: ChatFooter;
 }

@@ -703,6 +703,7 @@ export interface RewindOutcome {
   code?: CodeRestore | null;
   code_note?: string | null;
   other_chats?: OtherChatEdits[];
+  open_notebooks?: string[];
   note?: string;
   what: 'code' | 'conversation' | 'both';
   text: string;
@@ -760,6 +761,7 @@ export interface RewindResult {
   code?: CodeRestore | null;
   code_note?: string | null;
   other_chats?: OtherChatEdits[];
+  open_notebooks?: string[];
   note?: string;
 }
 

@@ -133,13 +133,42 @@ async def test_a_rewind_puts_the_open_notebook_back_as_before_the_turn(
     await nb_edit.call({"path": name, "mode": "delete", "cell_id": "c-y"}, ctx)
     assert len(page.notebooks[name]["cells"]) == 3
 
-    assert ctx.live is not None
-    registry = page.registry
-    restored = await registry.rewind(["turn-1", "turn-2"])
+    assert isinstance(ctx.live, ChatLive)
+    restored = await ctx.live.restore(["turn-1", "turn-2"])
 
     assert restored == [str((ctx.root / name).resolve())]
     assert page.notebooks[name]["cells"] == before
-    assert registry.before == []  # those turns' notes are gone with them
+
+
+async def test_a_rewind_after_a_kernel_restart_still_puts_the_open_notebook_back(
+    ctx: ToolContext, tmp_path: Path, turn: list[str | None]
+) -> None:
+    """The notebook as it was before the turn (the user's unsaved edit included) is kept in
+    the chat's folder, not only in the kernel's memory: a new kernel's chat, a new page."""
+    name = _notebook(ctx.root)
+    kept = tmp_path / "chat" / "live"
+    first = FakePage(LiveRegistry(), ctx.root)
+    ctx.live = ChatLive(first.registry, lambda: turn[0], folder=kept)
+    first.open(name, dirty=True)
+    first.notebooks[name]["cells"][1]["source"] = "x = 1  # unsaved"
+    before = json.loads(json.dumps(first.notebooks[name]["cells"]))
+    await nb_edit.call({"path": name, "cell_id": "c-x", "source": "x = 'agent'"}, ctx)
+    turn[0] = "turn-2"
+    await nb_edit.call({"path": name, "mode": "insert", "index": 0, "source": "two"}, ctx)
+    assert [f.stat().st_mode & 0o777 for f in kept.iterdir()] == [0o600, 0o600]
+
+    # the kernel restarted: a new registry, a new chat object; the page reopened the notebook
+    second = FakePage(LiveRegistry(), ctx.root, frontend="page-after")
+    second.notebooks[name] = json.loads(json.dumps(first.notebooks[name]))
+    second.dirty[name] = True
+    second.report()
+    later = ChatLive(second.registry, lambda: None, folder=kept)
+    restored = await later.restore(["turn-1", "turn-2"])
+
+    assert restored == [str((ctx.root / name).resolve())]
+    assert second.notebooks[name]["cells"] == before  # as before turn-1, unsaved edit and all
+    assert await later.restore(["turn-2"]) == [str((ctx.root / name).resolve())]
+    assert second.sources(name)[1] == "x = 'agent'"  # before turn-2: turn-1's edit stays
 
 
 async def test_a_rewind_the_user_declines_leaves_the_notebook(
@@ -149,5 +178,6 @@ async def test_a_rewind_the_user_declines_leaves_the_notebook(
     page.open(name)
     page.refuse_restore = True
     await nb_edit.call({"path": name, "mode": "insert", "index": 0, "source": "one"}, ctx)
-    assert await page.registry.rewind(["turn-1"]) == []
+    assert isinstance(ctx.live, ChatLive)
+    assert await ctx.live.restore(["turn-1"]) == []
     assert page.sources(name)[0] == "one"

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any, Literal
 
 import pytest
 
@@ -17,7 +19,13 @@ from zengine_jupyter.engine import (
     rewind,
     rewind_points,
 )
-from zengine_jupyter.protocol import REWIND_LIMITS, Rewound, TurnStarted, UsageRecord
+from zengine_jupyter.protocol import (
+    REWIND_LIMITS,
+    DocEdit,
+    Rewound,
+    TurnStarted,
+    UsageRecord,
+)
 from zengine_jupyter.store import SessionStore, scan_file
 from zengine_jupyter.testing import (
     ProviderServer,
@@ -202,3 +210,55 @@ async def test_rewind_is_refused_during_a_turn(project: Path, zengine_home: Path
         await turn
         assert len(await rewind_points(session)) == 2  # nothing was rewound
         await session.aclose()
+
+
+class _OpenNotebooks:
+    """The live-documents port of a page that has a notebook open: remembers each restore."""
+
+    def __init__(self, opened: list[str]) -> None:
+        self.opened = opened
+        self.restored: list[list[str]] = []
+
+    def state(self, path: Path) -> Literal["closed"]:
+        return "closed"
+
+    async def read(self, path: Path) -> dict[str, Any] | None:
+        return None
+
+    async def edit(self, path: Path, edit: DocEdit) -> dict[str, Any] | None:
+        return None
+
+    async def restore(self, turns: Sequence[str]) -> list[str]:
+        self.restored.append(list(turns))
+        return self.opened
+
+
+async def test_a_code_rewind_puts_back_the_open_notebooks_the_rewound_turns_edited(
+    project: Path, zengine_home: Path
+) -> None:
+    """Every view's rewind goes through ``rewind``: the frontend's port restores the open
+    notebooks of the turns it drops, and the result and its words name them."""
+    async with configured_provider(zengine_home) as server:
+        server.add(
+            Reply(tool_calls=(call("Write", path="one.txt", content="1\n"),)),
+            Reply(text=("one",)),
+            Reply(tool_calls=(call("Write", path="two.txt", content="2\n"),)),
+            Reply(text=("two",)),
+        )  # fmt: skip
+        session = await open_session(project)
+        live = _OpenNotebooks([str(project / "nb.ipynb")])
+        session.ctx.live = live
+        for prompt in ("first", "second"):
+            assert (await session.submit(prompt)).status == "completed"
+        turns = [p.turn_id for p in await rewind_points(session)]
+
+        talk = await rewind(session, "2", code=False, conversation=True)
+        assert live.restored == []  # the files stay: so do the open notebooks
+        assert talk.open_notebooks == []
+        done = await rewind(session, "1", code=True, conversation=False)
+        await session.aclose()
+    assert live.restored == [turns]  # both turns dropped, oldest first
+    assert done.open_notebooks == [str(project / "nb.ipynb")]
+    assert f"open notebooks put back in the page as they were: {project / 'nb.ipynb'}" in (
+        describe_rewind(done)
+    )

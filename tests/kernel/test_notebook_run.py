@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import base64
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import nbformat
@@ -98,3 +99,23 @@ async def test_headless_while_a_wait_cell_holds_the_kernel_or_no_page_has_it(
     page.open("nb.ipynb")
     assert notebook_executor(_Controller(page.registry, 0)) is not None  # type: ignore[arg-type]
     assert notebook_executor(_Controller(page.registry, 1)) is None  # type: ignore[arg-type]
+
+
+async def test_a_frame_the_run_returns_is_described_by_the_object(tmp_path: Path) -> None:
+    """The notebook's execute_result holds the frame's text table; the frame itself is in
+    this kernel's ``Out``, so the model gets its shape, dtypes and first rows, as headless."""
+    import pandas as pd
+
+    frame = pd.DataFrame({"rate": [1.5, 2.5, 3.5], "n": [1, 2, 3]})
+    shown = {"output_type": "execute_result", "execution_count": 7, "metadata": {},
+             "data": {"text/plain": repr(frame), "text/html": "<table>...</table>"}}  # fmt: skip
+    nb = nbformat.v4.new_notebook()
+    nbformat.write(nb, tmp_path / "nb.ipynb")
+    page = FakePage(LiveRegistry(), tmp_path, run_outputs=[shown])
+    page.open("nb.ipynb")
+    shell = SimpleNamespace(user_ns={"Out": {7: frame}})
+    executor = NotebookExecutor(page.registry, (tmp_path / "nb.ipynb").resolve(), lambda: shell)
+    result = await executor.run("frame", timeout_s=5)
+    assert result.result is not None
+    assert result.result.startswith("DataFrame shape (3, 2)\ndtypes: rate: float64, n: int64")
+    assert "0   1.5  1" in result.result

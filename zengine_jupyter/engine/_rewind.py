@@ -237,11 +237,25 @@ async def rewind(
                                    conversation=conversation,
                                    record=session.journal.record)  # fmt: skip
         session.ctx.reads.forget()  # files or the agent's memory of them changed: read again
+        live = session.ctx.live
+        if result.code is not None and live is not None:
+            # open notebooks the turns since edited live: their cells back in the page
+            opened = await live.restore(await _turns_since(session.writer, result.to_turn_id))
+            if opened:
+                result = result.model_copy(update={"open_notebooks": opened})
     session.journal.publish(
         Rewound(session_id=session.id, result=result, text=describe_rewind(result),
                 warnings=describe_other_chats(result.other_chats, done=True))
     )  # fmt: skip
     return result
+
+
+async def _turns_since(writer: SessionWriter, turn_id: str) -> list[str]:
+    """``turn_id`` and every turn after it *in the whole log* (rewound turns included, as
+    for the files: their live edits may still be in an open notebook), oldest first."""
+    scan = await asyncio.to_thread(scan_file, writer.log_path)
+    turns = [r.turn_id for r in scan.records if isinstance(r, TurnStartRecord)]
+    return turns[turns.index(turn_id) :] if turn_id in turns else []
 
 
 def describe_rewind(result: RewindResult) -> str:
@@ -274,6 +288,9 @@ def describe_rewind(result: RewindResult) -> str:
         )
     elif result.code_note:
         lines.append(f"files: {result.code_note}")
+    if result.open_notebooks:
+        lines.append("open notebooks put back in the page as they were: "
+                     + ", ".join(result.open_notebooks))  # fmt: skip
     lines += describe_other_chats(result.other_chats, done=True)
     lines.append(result.note)
     return "\n".join(lines)

@@ -353,7 +353,9 @@ class KernelController:
         status = current_status()
         approvals = KernelApprovals()
         namespace = functools.partial(NamespaceExtension, lambda: self.shell.user_ns)
-        run_cell = functools.partial(RunCellExtension, self.cell_executor)
+        opened: list[_Chat] = []  # the chat, once open: its runs are reviewed by turn
+        run_cell = functools.partial(RunCellExtension, lambda: self.cell_executor(
+            opened[0].running_turn_id if opened else None))  # fmt: skip
         session = await Session.open(
             SessionOptions(
                 project=project_of(request.project) or status.project_root,
@@ -367,18 +369,22 @@ class KernelController:
         )
         session.commands["trust"] = self._trust_command  # one trust path for every view
         chat = _Chat(session, approvals)
+        opened.append(chat)
         # notebooks open in a page are edited there, not on disk
-        session.ctx.live = ChatLive(self.live, lambda: chat.running_turn_id)
+        session.ctx.live = ChatLive(
+            self.live, lambda: chat.running_turn_id, folder=session.writer.folder / "live"
+        )
         return chat
 
-    def cell_executor(self) -> CellExecutor:
+    def cell_executor(self, turn_id: str | None = None) -> CellExecutor:
         """How a RunCell call runs now: as a visible cell of the notebook when a page has this
-        kernel's notebook open and no ``--wait`` cell holds the kernel (``notebook_executor``),
-        else headless, in this kernel's namespace."""
+        kernel's notebook open and no ``--wait`` cell holds the kernel (``notebook_executor``;
+        the page lists the cell in turn ``turn_id``'s review), else headless, in this kernel's
+        namespace."""
         from zengine_jupyter.kernel._headless import HeadlessExecutor
         from zengine_jupyter.kernel._notebook_run import notebook_executor
 
-        return notebook_executor(self) or HeadlessExecutor(lambda: self.shell)
+        return notebook_executor(self, turn_id) or HeadlessExecutor(lambda: self.shell)
 
     async def _trust_command(self, session: Session, args: str) -> CommandResult:
         """``/trust`` in this kernel: :meth:`trust`, as the status widget and panel buttons."""

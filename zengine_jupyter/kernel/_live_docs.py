@@ -4,8 +4,10 @@ Each panel comm reports its page's open notebooks (``open_documents``); :class:`
 keeps them by absolute path. :class:`ChatLive` is one chat's
 :class:`~zengine_jupyter.engine.tools.LiveDocuments`: it reads and edits a notebook through
 the page that has it open (a ``doc_request`` on that page's comm, answered by ``doc_answer``),
-and before a turn first edits an open notebook it keeps the notebook as it was, so a code
-rewind to that turn puts the open document back (:meth:`LiveRegistry.rewind`).
+and before a turn first edits an open notebook it keeps the notebook as it was in the chat's
+folder (``live/``, a :class:`~zengine_jupyter.protocol.LiveBefore` per turn and notebook, beside
+the turn's file checkpoint), so a code rewind to that turn puts the open document back
+(:meth:`ChatLive.restore`), also after the kernel restarted.
 
 One page per notebook does the edit: with jupyter-collaboration the pages share the document,
 so one edit reaches every collaborator; without it, the page that reported last wins.
@@ -15,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
 import itertools
 import os
 from dataclasses import dataclass, field
@@ -22,12 +25,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Sequence
 
     from pydantic import BaseModel
 
     from zengine_jupyter.engine.tools import LiveState
-    from zengine_jupyter.protocol import DocAnswer, DocEdit, OpenDocuments
+    from zengine_jupyter.protocol import DocAnswer, DocEdit, LiveBefore, OpenDocuments
 
 __all__ = ["ChatLive", "LiveRegistry", "PageView"]
 
@@ -57,8 +60,6 @@ class LiveRegistry:
     """The pages on this kernel and the notebooks each has open."""
 
     pages: dict[str, _Page] = field(default_factory=dict)
-    before: list[tuple[str, Path, dict[str, Any]]] = field(default_factory=list)
-    """(turn id, notebook, the notebook as it was before that turn first edited it)."""
     _waiting: dict[str, asyncio.Future[DocAnswer]] = field(default_factory=dict)
     _ids: itertools.count[int] = field(default_factory=itertools.count)
 
@@ -127,23 +128,6 @@ class LiveRegistry:
             page.notebooks[key] = (page.notebooks[key][0], answer.dirty)
         return answer
 
-    async def rewind(self, turns: list[str]) -> list[str]:
-        """A code rewind dropped ``turns``: put each open notebook they edited back as it was
-        before the first of them. Returns the notebooks' paths restored."""
-        dropped = set(turns)
-        first: dict[Path, dict[str, Any]] = {}
-        for turn_id, path, notebook in self.before:
-            if turn_id in dropped:
-                first.setdefault(path, notebook)
-        self.before = [entry for entry in self.before if entry[0] not in dropped]
-        restored = []
-        for path, notebook in first.items():
-            with contextlib.suppress(Exception):  # a page gone: the file is what it is
-                answer = await self.ask(path, "restore", cells=notebook.get("cells", []))
-                if answer is not None and answer.ok:
-                    restored.append(str(path))
-        return restored
-
 
 @dataclass
 class ChatLive:
@@ -152,6 +136,10 @@ class ChatLive:
     registry: LiveRegistry
     turn: Callable[[], str | None]
     """The chat's running turn (its edits are grouped by it for review and rewind)."""
+    folder: Path | None = None
+    """Where the notebooks as they were before each turn are kept (the chat's ``live/``);
+    None: in memory only (tests)."""
+    _kept: dict[tuple[str, Path], dict[str, Any]] = field(default_factory=dict)
 
     def state(self, path: Path) -> LiveState:
         return self.registry.state(path)
@@ -166,18 +154,76 @@ class ChatLive:
     async def edit(self, path: Path, edit: DocEdit) -> dict[str, Any] | None:
         turn_id = self.turn()
         key = _absolute(path.parent, path.name)
-        if turn_id is not None and not any(
-            t == turn_id and p == key for t, p, _ in self.registry.before
-        ):
+        if turn_id is not None and (turn_id, key) not in self._kept:
             notebook = await self.read(path)
             if notebook is None:
                 return None
-            self.registry.before.append((turn_id, key, notebook))
+            await self._keep(turn_id, key, notebook)
         answer = await self.registry.ask(path, "edit", edit=edit, turn_id=turn_id)
         if answer is None:
             return None
         _raise_refused(answer, path)
         return answer.notebook or {}
+
+    async def restore(self, turns: Sequence[str]) -> list[str]:
+        """Put each open notebook ``turns`` edited back as it was before the first of them
+        (the page asks first when it has unsaved changes); the paths put back. A notebook no
+        page has open now is left to the file rewind."""
+        kept = await self._load()
+        first: dict[Path, dict[str, Any]] = {}
+        for turn_id in turns:
+            for (kept_turn, path), notebook in kept.items():
+                if kept_turn == turn_id:
+                    first.setdefault(path, notebook)
+        restored = []
+        for path, notebook in first.items():
+            with contextlib.suppress(Exception):  # a page gone: the file is what it is
+                answer = await self.registry.ask(path, "restore", cells=notebook.get("cells", []))
+                if answer is not None and answer.ok:
+                    restored.append(str(path))
+        return restored
+
+    async def _keep(self, turn_id: str, path: Path, notebook: dict[str, Any]) -> None:
+        from zengine_jupyter.protocol import LiveBefore
+
+        self._kept[(turn_id, path)] = notebook
+        if self.folder is not None:
+            record = LiveBefore(turn_id=turn_id, path=str(path), notebook=notebook)
+            await asyncio.to_thread(_write_kept, self.folder, record)
+
+    async def _load(self) -> dict[tuple[str, Path], dict[str, Any]]:
+        """What this chat kept: in memory, and in its folder (a restarted kernel's chat)."""
+        kept = dict(self._kept)
+        if self.folder is not None:
+            for record in await asyncio.to_thread(_read_kept, self.folder):
+                kept.setdefault((record.turn_id, Path(record.path)), record.notebook)
+        return kept
+
+
+def _kept_name(turn_id: str, path: Path) -> str:
+    return hashlib.sha256(f"{turn_id}\0{path}".encode()).hexdigest()[:32] + ".json"
+
+
+def _write_kept(folder: Path, record: LiveBefore) -> None:
+    from zengine_jupyter.config import private_dir, write_private
+
+    private_dir(folder)
+    target = folder / _kept_name(record.turn_id, Path(record.path))
+    tmp = target.with_suffix(".tmp")
+    write_private(tmp, record.model_dump_json())
+    tmp.replace(target)
+
+
+def _read_kept(folder: Path) -> list[LiveBefore]:
+    from pydantic import ValidationError
+
+    from zengine_jupyter.protocol import LiveBefore
+
+    found = []
+    for file in sorted(folder.glob("*.json")) if folder.is_dir() else []:
+        with contextlib.suppress(OSError, ValidationError):  # a damaged one restores nothing
+            found.append(LiveBefore.model_validate_json(file.read_bytes()))
+    return found
 
 
 def _raise_refused(answer: DocAnswer, path: Path) -> None:

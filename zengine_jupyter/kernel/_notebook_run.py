@@ -5,7 +5,10 @@ marked as the agent's and executed through the notebook's normal execution
 (``NotebookActions.runCells`` in ``labextension/src/live.ts``): its output renders in the
 notebook, the user can stop it with the usual interrupt button, and the page interrupts the
 kernel at the time bound. The cell's outputs come back in the ``doc_answer`` and are reduced
-here to a :class:`~zengine_jupyter.protocol.CellRunResult` (``where="notebook"``).
+here to a :class:`~zengine_jupyter.protocol.CellRunResult` (``where="notebook"``), as the
+headless path reduces its outputs (``_cell_output.py``). The last expression's value is in
+this very kernel (``Out[n]``), so a DataFrame, Series or array is described by the object
+(shape, dtypes, first rows), as headless, not by its HTML table.
 
 Not while a ``--wait`` (or nbclient) cell holds the kernel: the notebook could not run the new
 cell until that cell ends, which waits for the turn, which waits for the cell. Then, and when
@@ -15,14 +18,15 @@ no page has the notebook open, the headless executor runs the code
 
 from __future__ import annotations
 
-import base64
-import html
 import re
 import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from zengine_jupyter.kernel._cell_output import describe_value, reduce_bundle
+
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from pathlib import Path
 
     from zengine_jupyter.kernel._controller import KernelController
@@ -34,12 +38,14 @@ __all__ = ["NotebookExecutor", "notebook_executor", "result_from_cell"]
 ANSWER_MARGIN_S = 30.0
 """How much longer than the run's bound the kernel waits for the page's answer."""
 _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
-_TAGS = re.compile(r"<[^>]+>")
 
 
-def notebook_executor(controller: KernelController) -> NotebookExecutor | None:
+def notebook_executor(
+    controller: KernelController, turn_id: str | None = None
+) -> NotebookExecutor | None:
     """The notebook's executor when a page has this kernel's notebook open and no blocking
-    cell holds the kernel; None: run headless."""
+    cell holds the kernel (``turn_id``: the turn whose review lists the cell); None: run
+    headless."""
     from zengine_jupyter.kernel._status import current_status
 
     notebook = current_status().notebook
@@ -47,7 +53,7 @@ def notebook_executor(controller: KernelController) -> NotebookExecutor | None:
         return None
     if controller.live.state(notebook) == "closed":
         return None
-    return NotebookExecutor(controller.live, notebook)
+    return NotebookExecutor(controller.live, notebook, lambda: controller.shell, turn_id)
 
 
 @dataclass
@@ -56,6 +62,10 @@ class NotebookExecutor:
 
     registry: LiveRegistry
     notebook: Path
+    shell: Callable[[], Any] | None = None
+    """The kernel's shell, whose ``Out`` holds the run's last value (None: text only)."""
+    turn_id: str | None = None
+    """The turn that runs the code: the page lists its cell in that turn's review."""
 
     async def run(
         self, code: str, *, timeout_s: float, after_cell_id: str | None = None
@@ -66,19 +76,38 @@ class NotebookExecutor:
         answer = await self.registry.ask(
             self.notebook, "run", wait_s=timeout_s + ANSWER_MARGIN_S,
             code=code, timeout_s=timeout_s, after_cell_id=after_cell_id,
+            turn_id=self.turn_id,
         )  # fmt: skip
         took = time.monotonic() - started
         if answer is None or not answer.ok or answer.cell is None:
             why = "the notebook closed" if answer is None else (answer.error or "no cell")
             return CellRunResult(where="notebook", duration_s=took,
                                  error=CellError(name="RunCellError", value=why))  # fmt: skip
-        return result_from_cell(answer.cell, timed_out=answer.timed_out, duration_s=took)
+        value = _last_value(self.shell, answer.cell.get("execution_count"))
+        return result_from_cell(answer.cell, timed_out=answer.timed_out, duration_s=took,
+                                value=value)  # fmt: skip
+
+
+def _last_value(shell: Callable[[], Any] | None, count: object) -> str | None:
+    """The run's last expression described from the object itself (``Out[count]``)."""
+    if shell is None or not isinstance(count, int):
+        return None
+    out = getattr(shell(), "user_ns", {}).get("Out", {})
+    if not isinstance(out, dict) or count not in out:
+        return None
+    return describe_value(out[count])
 
 
 def result_from_cell(
-    cell: dict[str, Any], *, timed_out: bool = False, duration_s: float = 0.0
+    cell: dict[str, Any],
+    *,
+    timed_out: bool = False,
+    duration_s: float = 0.0,
+    value: str | None = None,
 ) -> CellRunResult:
-    """A run cell's nbformat outputs as what RunCell reports."""
+    """A run cell's nbformat outputs as what RunCell reports; ``value``: the last expression
+    described from the object (a DataFrame's shape, dtypes and first rows), used instead of
+    its text form."""
     from zengine_jupyter.protocol import CellError, CellRunResult
 
     stdout: list[str] = []
@@ -96,14 +125,11 @@ def result_from_cell(
             error = CellError(name=output.get("ename", "Error"),
                               value=output.get("evalue", ""), traceback=trace)  # fmt: skip
         elif kind in ("execute_result", "display_data"):
-            data = output.get("data", {})
-            found = _image(data)
-            if found is not None:
-                images.append(found)
-                continue
-            text = _rich_text(data)
-            if kind == "execute_result":
-                result = text
+            text, image = reduce_bundle(_joined(output.get("data", {})))
+            if image is not None:
+                images.append(image)
+            elif kind == "execute_result":
+                result = value or text
             elif text:
                 outputs.append(text)
     interrupted = error is not None and error.name == "KeyboardInterrupt" and not timed_out
@@ -119,19 +145,7 @@ def _text(value: Any) -> str:
     return "".join(value) if isinstance(value, list) else str(value)
 
 
-def _rich_text(data: dict[str, Any]) -> str:
-    if "text/plain" in data:
-        return _text(data["text/plain"])
-    if "text/html" in data:
-        return html.unescape(_TAGS.sub("", _text(data["text/html"]))).strip()
-    return f"<{', '.join(data)}>"
-
-
-def _image(data: dict[str, Any]) -> CellImage | None:
-    from zengine_jupyter.protocol import CellImage
-
-    for media_type in ("image/png", "image/jpeg"):
-        if media_type in data:
-            raw = base64.b64decode(_text(data[media_type]))
-            return CellImage(media_type=media_type, data=raw)
-    return None
+def _joined(data: dict[str, Any]) -> dict[str, Any]:
+    """A bundle as nbformat may split it (a list of lines per type) with each text whole."""
+    return {k: "".join(v) if isinstance(v, list) and k.startswith(("text/", "image/")) else v
+            for k, v in data.items()}  # fmt: skip

@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 
     from zengine_jupyter.kernel._comm import PanelComm
     from zengine_jupyter.kernel._controller import _Chat
-    from zengine_jupyter.protocol import CodeRestore, McpServerStatus, Reply
+    from zengine_jupyter.protocol import CodeRestore, McpServerStatus, Reply, RewindResult
 
 __all__ = ["answer_later", "answer_now", "failure", "parse_request", "validation_problems"]
 
@@ -209,43 +209,27 @@ async def _rewind(view: PanelComm, request: Any) -> Reply:
         return _failed(request.id, "there is no chat to rewind in this kernel yet",
                        hint="send a message first, or subscribe to a chat")  # fmt: skip
     scope = request.scope
-    code = scope in ("code", "both")
-    dropped = _turns_from(chat, request.turn_id)
-    result = await rewind(chat.session, request.turn_id, code=code,
+    result = await rewind(chat.session, request.turn_id, code=scope in ("code", "both"),
                           conversation=scope in ("conversation", "both"))  # fmt: skip
-    restore, text = result.code, describe_rewind(result)
-    if code:
-        restore, live = await _rewind_live(view, chat, dropped, restore)
-        if live:
-            text += "\nOpen notebooks put back as they were: " + ", ".join(live)
-    return _ok(request.id, restore=restore, text=text)
+    return _ok(request.id, restore=_not_reloaded(chat, result), text=describe_rewind(result))
 
 
-def _turns_from(chat: _Chat, turn_id: str) -> list[str]:
-    """The chat's turns from ``turn_id`` on (what a rewind to it drops)."""
-    turns = [r.turn_id for r in chat.session.writer.state().transcript
-             if r.kind == "turn_start"]  # fmt: skip
-    return turns[turns.index(turn_id) :] if turn_id in turns else []
-
-
-async def _rewind_live(
-    view: PanelComm, chat: _Chat, dropped: list[str], restore: CodeRestore | None
-) -> tuple[CodeRestore | None, list[str]]:
-    """Open notebooks those turns edited live get their cells back in the page (which asks
-    first when they have unsaved changes); the page does not also reload them from disk."""
+def _not_reloaded(chat: _Chat, result: RewindResult) -> CodeRestore | None:
+    """The restore the page reloads open documents from, less the open notebooks whose cells
+    the rewind already put back in the page (they are not also reloaded from disk)."""
     import os
     from pathlib import Path
 
-    live = await view.controller.live.rewind(dropped)
-    if restore is None or not live:
-        return restore, live
-    done = {Path(p) for p in live}
+    restore = result.code
+    if restore is None or not result.open_notebooks:
+        return restore
+    done = {Path(p) for p in result.open_notebooks}
 
     def keep(files: list[str]) -> list[str]:
         return [f for f in files if Path(os.path.realpath(chat.session.root / f)) not in done]
 
     return restore.model_copy(update={"restored": keep(restore.restored),
-                                      "removed": keep(restore.removed)}), live  # fmt: skip
+                                      "removed": keep(restore.removed)})  # fmt: skip
 
 
 async def _trust(view: PanelComm, request: Any) -> Reply:

@@ -118,6 +118,7 @@ if TYPE_CHECKING:
         DocAnswer,
         DocEdit,
         DocRequest,
+        LiveBefore,
         OpenDocuments,
         OpenNotebook,
     )
@@ -371,6 +372,7 @@ __all__ = [
     "LayerName",
     "ListCommandsRequest",
     "ListSessionsRequest",
+    "LiveBefore",
     "LocalServer",
     "LogRecord",
     "LspError",
@@ -608,6 +610,7 @@ __getattr__, __dir__ = _lazy_exports(
         "LayerName": "_settings",
         "ListCommandsRequest": "_wire",
         "ListSessionsRequest": "_wire",
+        "LiveBefore": "_live",
         "LocalServer": "_setup",
         "LogRecord": "_records",
         "LspError": "_errors",

@@ -134,6 +134,9 @@ class RewindResult(BaseModel):
     other_chats: list[OtherChatEdits] = []
     """Other chats of the project whose edits since the checkpoint this code rewind reverted
     (their files it put back; every chat of a project shares its checkpoints)."""
+    open_notebooks: list[str] = []
+    """Notebooks open in a page whose cells this code rewind put back in the page's document
+    (as they were before the first rewound turn edited them live); absolute paths."""
     note: str = REWIND_LIMITS
 
 

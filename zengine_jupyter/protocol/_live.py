@@ -24,6 +24,7 @@ __all__ = [
     "DocAnswer",
     "DocEdit",
     "DocRequest",
+    "LiveBefore",
     "OpenDocuments",
     "OpenNotebook",
 ]
@@ -115,3 +116,17 @@ class DocAnswer(_Model):
     """run: the cell as it ended (id, outputs, execution_count)."""
     timed_out: bool = False
     """run: the page interrupted the kernel at ``timeout_s``."""
+
+
+class LiveBefore(_Model):
+    """An open notebook as it was in the page before a turn first edited it, kept in the
+    chat's folder (``live/``) beside the turn's file checkpoint: a code rewind to that turn
+    puts the open document's cells back from it, also after a kernel restart. The file
+    checkpoint holds the saved file; this holds what the user saw, unsaved edits included."""
+
+    v: WireVersion = WIRE_VERSION
+    turn_id: str
+    path: str
+    """The notebook's absolute path."""
+    notebook: dict[str, Any]
+    """The notebook as nbformat, as the page had it."""

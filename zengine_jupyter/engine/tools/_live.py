@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 from zengine_jupyter.protocol import ToolError
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
     from pathlib import Path
 
     from zengine_jupyter.protocol import DocEdit
@@ -39,6 +40,12 @@ class LiveDocuments(Protocol):
         """Apply ``edit`` to the open document; the notebook after it, or None when no page
         has it open any more (the caller then edits the file). Raises
         :class:`~zengine_jupyter.protocol.ToolError` when the page refused (the cell moved)."""
+        ...
+
+    async def restore(self, turns: Sequence[str]) -> list[str]:
+        """A code rewind dropped ``turns`` (oldest first): put each open notebook they edited
+        back in its page as it was before the first of them edited it (the page asks first
+        when it has unsaved changes). The absolute paths put back."""
         ...
 
 
