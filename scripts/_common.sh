@@ -159,7 +159,7 @@ jai_ensure() {
     return 0
   fi
   [ -x "$py" ] || "$PY" -m venv "$venv"
-  mapfile -t extra < <(_pyproject_list jupyter-ai)
+  mapfile -t extra < <(echo "jupyter-ai>=3.2"; _pyproject_list jupyter-ai)  # the full jupyter-ai
   mapfile -t deps < <(_pyproject_list dependencies)
   local pip=("$py" -m pip install -q --disable-pip-version-check --no-compile)
   say "pip install ${extra[*]} into $venv"
