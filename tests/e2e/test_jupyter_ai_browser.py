@@ -117,6 +117,13 @@ def page(lab: Lab) -> Iterator[Any]:
         yield tab
 
 
+_IN_VIEW = """([node, sel]) => {
+  const box = node.getBoundingClientRect();
+  const view = document.querySelector(sel).getBoundingClientRect();
+  return box.top >= view.top - 1 && box.bottom <= view.bottom + 1;
+}"""
+
+
 def _shoot(page: Any, shown: Any, view: str, width: int, state: str = "") -> None:
     """Shoot the element ``shown`` as ``compare-<view>-<width>px[-<state>].png``."""
     settle(page)
@@ -202,8 +209,13 @@ def test_the_same_task_in_our_panel_and_our_cell(
     page.locator(f"{PANEL} .jp-zengine-send").click()
     allow = page.locator(f"{PANEL} .jp-zengine-approval .jp-zengine-allow").last
     allow.wait_for()
+    deny = page.locator(f"{PANEL} .jp-zengine-approval .jp-zengine-deny").last
     for width in WIDTHS:
         set_panel_width(page, width, viewport=WINDOW)
+        # the waiting approval stays in view, down to its last button, whatever the width
+        page.wait_for_function(
+            _IN_VIEW, arg=[deny.element_handle(), f"{PANEL} .jp-zengine-messages"]
+        )
         _shoot(page, page.locator(PANEL), "panel", width, "approval")
     allow.click()
     page.wait_for_selector(f'{PANEL} .jp-zengine-turnbar[data-running="false"]')

@@ -42,6 +42,12 @@ export class ChatView {
     this.node.setAttribute('aria-live', 'polite');
     this.node.setAttribute('aria-label', 'Conversation');
     this.node.tabIndex = 0; // scrollable by keyboard
+    // a resize (a narrower panel, a wider notebook) moves content: a waiting approval stays seen
+    if (typeof ResizeObserver !== 'undefined') {
+      new ResizeObserver(() =>
+        this.firstOpenPrompt()?.node.scrollIntoView?.({ block: 'nearest' })
+      ).observe(this.node);
+    }
   }
 
   readonly node: HTMLElement;
