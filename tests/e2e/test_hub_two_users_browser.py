@@ -6,12 +6,13 @@ quickstart in their home and sends a panel message through their own provider fa
 
 * each user's chat is in their own data folder (``~/.local/share/zengine``) and nowhere else
   (not in the other home, not in /tmp), with 0700 folders and 0600 files;
-* nothing of theirs in /tmp, /var/tmp or /dev/shm is open to other users;
 * each user's agent, sandbox on, runs ``ls`` and ``cat`` on the other's home, data folder,
   chat log, key file, settings and notebook: every read fails and no result shows any of the
   other's names or text. One home is 0700, the other 0755 (open to others, as Debian 11's
   useradd and many hubs' ``adduser`` leave it): the sandbox hides it all the same;
-* ``zengine settings`` run as one user shows neither user's key.
+* ``zengine settings`` run as one user shows neither user's key;
+* after each agent wrote a scratch file to its ``$TMPDIR``, nothing of theirs in /tmp,
+  /var/tmp or /dev/shm is open to other users.
 
 Screenshots go to .ci-artifacts/hub/.
 """
@@ -223,18 +224,14 @@ def test_two_users_chat_in_their_own_homes(browser: Any, hub: Hub, seats: list[S
         assert turns[0].headers.get("x-api-key") == seat.key
         seat.page.locator(f"{PANEL} .jp-zengine-item-assistant", has_text=seat.marker).wait_for()
         seat.page.screenshot(path=str(ARTIFACTS / f"{seat.user.name}-chat.png"))
-    shared = _shared_owned([s.user for s in seats])
     for seat, other in (seats, seats[::-1]):
-        mine = [path for uid, _mode, path in shared if uid == seat.user.uid]
-        places = [*_files(seat.user.home), *_files(other.user.home), *mine]
+        places = [*_files(seat.user.home), *_files(other.user.home)]
         holding = _holding(seat.marker, places)
         assert holding, f"{seat.user.name}'s chat was not written"
         assert all(seat.data in path.parents for path in holding), holding
         for path in _files(seat.data):
             mode = path.lstat().st_mode & 0o777
             assert mode == (0o700 if path.is_dir() else 0o600), f"{path} is {oct(mode)}"
-    opened = [(path, oct(mode)) for _uid, mode, path in shared if _open_to_others(path, mode)]
-    assert opened == []
 
 
 def test_neither_agent_reaches_the_others_home(seats: list[Seat]) -> None:
@@ -264,8 +261,30 @@ def test_neither_agent_reaches_the_others_home(seats: list[Seat]) -> None:
 
 def test_settings_show_no_key(seats: list[Seat]) -> None:
     for seat, other in (seats, seats[::-1]):
-        shown = _run_as(seat.user, "-m", "zengine_jupyter.cli", "settings")
-        assert shown.returncode == 0, shown.stderr
-        assert other.key not in shown.stdout + shown.stderr
-        assert seat.key not in shown.stdout + shown.stderr
+        for flags in ((), ("--layers",), ("--json",)):
+            shown = _run_as(seat.user, "-m", "zengine_jupyter.cli", "settings", *flags)
+            assert shown.returncode == 0, shown.stderr
+            assert other.key not in shown.stdout + shown.stderr
+            assert seat.key not in shown.stdout + shown.stderr
+        listed = _run_as(seat.user, "-m", "zengine_jupyter.cli", "auth", "list")
+        assert listed.stdout.strip() == "127.0.0.1"  # their own host, never a key
         assert (seat.data / "auth.json").stat().st_mode & 0o777 == 0o600
+
+
+def test_nothing_of_theirs_is_open_in_the_shared_tmp(seats: list[Seat]) -> None:
+    """After each agent wrote a scratch file to its ``$TMPDIR`` (with a 022 umask), nothing the
+    users own in /tmp, /var/tmp or /dev/shm is open to others, and no chat text is there."""
+    for seat in seats:
+        script = f'umask 022; echo {seat.marker} > "$TMPDIR/scratch.txt"; echo "$TMPDIR"'
+        call = ScriptedToolCall("Bash", {"command": script, "description": "scratch"})
+        turns = _send(seat, "Keep a scratch note", Reply(tool_calls=(call,)), Reply.answer("Ok."))
+        [(text, is_error)] = tool_results(turns[1].json)
+        assert not is_error, text
+        print(f"{seat.user.name}: TMPDIR in the sandbox: {text.strip()!r}")
+    shared = _shared_owned([s.user for s in seats])
+    opened = [(path, oct(mode)) for _uid, mode, path in shared if _open_to_others(path, mode)]
+    assert opened == []
+    for seat in seats:
+        mine = [path for uid, _mode, path in shared if uid == seat.user.uid]
+        assert mine, "the scratch file is missing"
+        assert [p.name for p in _holding(seat.marker, mine)] == ["scratch.txt"]

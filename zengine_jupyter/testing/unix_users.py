@@ -19,6 +19,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -90,6 +91,8 @@ def _remove(name: str) -> None:
         with contextlib.suppress(ProcessLookupError):
             os.kill(pid, signal.SIGKILL)
     subprocess.run(["userdel", "-f", "-r", name], capture_output=True, check=False)
+    for tmp in {Path("/tmp"), Path(tempfile.gettempdir())}:  # the sandbox's temp folder
+        shutil.rmtree(tmp / f"zengine-{uid}", ignore_errors=True)
 
 
 @contextlib.contextmanager
