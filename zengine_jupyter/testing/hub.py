@@ -54,7 +54,7 @@ class Hub:
     """Seconds from launch until the hub answered."""
 
 
-def require_proxy() -> Path:
+def require_proxy() -> Path:  # noqa: RET503 (pytest.skip raises)
     """configurable-http-proxy's path; skips (fails under CI=true) when it is not installed."""
     import pytest
 
@@ -67,7 +67,6 @@ def require_proxy() -> Path:
     if in_ci():
         pytest.fail(f"CI=true and {reason}", pytrace=False)
     pytest.skip(reason)
-    return CHP  # not reached: skip raises
 
 
 def hub_lab_settings(user: UnixUser) -> None:
@@ -84,7 +83,7 @@ def hub_lab_settings(user: UnixUser) -> None:
 def _config(users: Sequence[UnixUser], password: str, ports: tuple[int, int, int],
             state: Path, environment: Mapping[str, str]) -> str:  # fmt: skip
     port, hub_port, api_port = ports
-    values = {
+    values: dict[str, dict[str, object]] = {
         "JupyterHub": {
             "ip": "127.0.0.1", "port": port, "hub_ip": "127.0.0.1", "hub_port": hub_port,
             "authenticator_class": "shared-password", "spawner_class": "localprocess",

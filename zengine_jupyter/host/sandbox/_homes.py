@@ -37,9 +37,9 @@ def _regular(owner: int, uid: int) -> bool:
 
 def _candidates(own: Path, uid: int) -> Iterable[Path]:
     with contextlib.suppress(OSError):
-        for entry in pwd.getpwall():
-            if _regular(entry.pw_uid, uid):
-                yield Path(entry.pw_dir)
+        for user in pwd.getpwall():
+            if _regular(user.pw_uid, uid):
+                yield Path(user.pw_dir)
     parent = own.parent
     if parent != own and parent != Path("/"):
         with contextlib.suppress(OSError), os.scandir(parent) as entries:
