@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import os
 import sys
 import tempfile
 from pathlib import Path
@@ -250,6 +251,6 @@ def test_options_come_from_the_settings(tmp_path: Path, world: World) -> None:
     assert options.root == world.project
     assert options.additional_directories == (world.project / "../data", Path("/abs/shared"))
     assert options.extra_writable == (world.project / "build-cache", Path.home() / "notes")
-    assert options.temp_dir == tmp_path / "tmp"
+    assert options.temp_dir == tmp_path / "tmp" / f"zengine-{os.getuid()}"  # private (issue 26)
     assert options.home == Path.home()
     assert not sandbox_options(Settings(), world.project).enabled

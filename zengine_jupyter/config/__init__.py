@@ -21,6 +21,7 @@ from zengine_jupyter.config._private import (
     PRIVATE_FILE_MODE,
     open_private,
     private_dir,
+    private_temp_dir,
     tighten,
     write_private,
 )
@@ -230,6 +231,7 @@ __all__ = [
     "notebook_path",
     "open_private",
     "private_dir",
+    "private_temp_dir",
     "provider_configured",
     "read_layers",
     "reload_settings",

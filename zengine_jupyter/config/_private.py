@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import os
 import stat
+import tempfile
 from pathlib import Path
 from typing import IO, Literal
 
@@ -21,6 +22,7 @@ __all__ = [
     "is_private_place",
     "open_private",
     "private_dir",
+    "private_temp_dir",
     "tighten",
     "write_private",
 ]
@@ -98,3 +100,23 @@ def write_private(path: Path, data: bytes | str) -> None:
     raw = data.encode("utf-8") if isinstance(data, str) else data
     with open_private(path, "wb") as handle:
         handle.write(raw)
+
+
+def private_temp_dir() -> Path:
+    """This user's own folder in the temporary folder (``$TMPDIR``, else ``/tmp``):
+    ``zengine-<uid>``, 0700, so what the agent's commands write there (with the umask's 0644)
+    is out of other users' reach. The name is predictable, so an existing one is used only when
+    it is a real folder (not a link) owned by this user, tightened to 0700; otherwise (another
+    user planted it) a fresh ``mkdtemp`` folder is used."""
+    base = Path(tempfile.gettempdir())
+    uid = os.getuid()
+    path = base / f"zengine-{uid}"
+    with contextlib.suppress(FileExistsError):
+        path.mkdir(PRIVATE_DIR_MODE)
+    with contextlib.suppress(OSError):
+        st = path.lstat()
+        if stat.S_ISDIR(st.st_mode) and st.st_uid == uid:
+            if st.st_mode & 0o077:
+                path.chmod(PRIVATE_DIR_MODE)
+            return path
+    return Path(tempfile.mkdtemp(prefix=f"zengine-{uid}-", dir=base))

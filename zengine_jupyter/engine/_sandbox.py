@@ -11,10 +11,10 @@ Commands the user types with ``!`` and hook scripts never come through here.
 
 from __future__ import annotations
 
-import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from zengine_jupyter.config import private_temp_dir
 from zengine_jupyter.engine._extension import SessionExtension
 from zengine_jupyter.host.sandbox import (
     CommandOrigin,
@@ -44,12 +44,14 @@ def sandbox_options(settings: Settings, root: Path) -> SandboxOptions:
     """What the sandbox needs from the effective settings, for an agent rooted at ``root``.
 
     Relative ``additional_directories`` and ``extra_writable`` entries are under ``root``; the
-    temporary folder is the one Python uses (``$TMPDIR``, else ``/tmp``); home is ``$HOME``.
+    temporary folder is this user's own 0700 folder in the one Python uses
+    (:func:`~zengine_jupyter.config.private_temp_dir`: on a shared host the commands' scratch
+    files stay out of other users' reach); home is ``$HOME``.
     """
     sandbox = settings.shell.sandbox
     return SandboxOptions(
         root=root,
-        temp_dir=Path(tempfile.gettempdir()),
+        temp_dir=private_temp_dir(),
         home=Path.home(),
         enabled=sandbox.enabled,
         allow_network=sandbox.allow_network,

@@ -5,15 +5,18 @@ Order matters, each mount covering the ones before it:
 1. the whole filesystem read-only, a private ``/dev`` and a ``/proc`` of the sandbox's own pids,
    whose kernel knobs stay read-only (run as root, a command could otherwise set
    ``kernel.core_pattern`` to a program the host kernel then runs, or poke ``sysrq-trigger``);
-2. each writable area bound read-write (parents first);
-3. each pinned ``.git`` bound onto itself: a mount point cannot be renamed or removed;
-4. each protected path bound read-only over itself; an absent one gets an empty read-only
+2. other users' home folders this user could enter, each an empty tmpfs (a shared host's
+   0755 homes: one user's agent cannot list or read another's files), made read-only after
+   the binds below (that remount does not reach the areas bound inside it);
+3. each writable area bound read-write (parents first), over those homes as well;
+4. each pinned ``.git`` bound onto itself: a mount point cannot be renamed or removed;
+5. each protected path bound read-only over itself; an absent one gets an empty read-only
    tmpfs, so nothing can be created there (writes fail with EISDIR / EROFS); with network on,
    container-engine sockets get ``/dev/null`` over them (connecting is refused); Jupyter's
    runtime folders (kernel connection files, server tokens) are seen empty, and so are the
    engine's own folders (chats, ``auth.json``, checkpoints, user settings): a file of theirs
    reads as ``/dev/null``, an absent one inside a writable area cannot be created;
-5. isolation: own pid and IPC namespaces, a new session (no TIOCSTI into the terminal), every
+6. isolation: own pid and IPC namespaces, a new session (no TIOCSTI into the terminal), every
    capability dropped (as root, bwrap otherwise keeps them and ``mount -o remount,rw /`` works),
    and with network off its own network namespace plus the seccomp program of ``_seccomp``.
 """
@@ -63,6 +66,8 @@ def build_bwrap_argv(
     argv: list[str] = [program, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
     for knob in PROC_READ_ONLY:
         argv += ["--ro-bind-try", knob, knob]
+    for home in profile.foreign:
+        argv += ["--tmpfs", str(home)]  # read-only at the end, once areas inside are bound
     for area in profile.writable:
         argv += ["--bind", str(area), str(area)]
     for pin in profile.pinned:
@@ -83,6 +88,8 @@ def build_bwrap_argv(
             argv += ["--ro-bind", "/dev/null", path]
         elif item.exists or any(item.path.is_relative_to(a) for a in profile.writable):
             argv += ["--tmpfs", path, "--remount-ro", path]
+    for home in profile.foreign:  # only that tmpfs: the areas bound inside stay writable
+        argv += ["--remount-ro", str(home)]
     argv += [
         "--unshare-pid",
         "--unshare-ipc",

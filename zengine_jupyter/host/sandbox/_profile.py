@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Literal
 
 from zengine_jupyter.config import data_dir, user_config_dir
 from zengine_jupyter.host.sandbox._gitconfig import hooks_and_includes
+from zengine_jupyter.host.sandbox._homes import other_homes
 from zengine_jupyter.protocol import ConfigError, SandboxError
 
 if TYPE_CHECKING:
@@ -161,6 +162,9 @@ class SandboxProfile:
     every Unix socket already)."""
     hidden: tuple[Path, ...] = ()
     """Existing folders the command sees empty (Jupyter's connection files and tokens)."""
+    foreign: tuple[Path, ...] = ()
+    """Other users' home folders (:func:`other_homes`): seen empty, covered before the writable
+    areas are bound, so an area inside one (a shared project) is still there."""
     private: tuple[ProtectedPath, ...] = ()
     """The engine's own folders (:func:`engine_folders`), or, when one holds a writable area
     (``ZENGINE_HOME`` above the project), its entries beside that area: seen empty and
@@ -366,10 +370,11 @@ def derive_profile(
     sockets: Sequence[Path] | None = None,
     hidden: Sequence[Path] | None = None,
     private: Sequence[Path] | None = None,
+    others: Sequence[Path] | None = None,
 ) -> SandboxProfile:
     """The profile for ``options``; ``probe``/``resolve``/``read`` are injectable for pure tests,
     ``sockets`` replaces :func:`container_sockets`, ``hidden`` :func:`jupyter_runtime_dirs`,
-    ``private`` :func:`engine_folders`.
+    ``private`` :func:`engine_folders`, ``others`` :func:`other_homes`.
 
     Raises :class:`SandboxError` when a protected path is a symbolic link (fail closed).
     """
@@ -404,6 +409,14 @@ def derive_profile(
         masked = [resolve(s) for s in candidates if probe(s) == "file"]
     hide = jupyter_runtime_dirs(home) if hidden is None else hidden
     hidden_dirs = [resolve(h) for h in hide if probe(h) == "dir"]
+    homes = other_homes(options.home) if others is None else others
+    foreign = [
+        resolve(h)
+        for h in homes
+        if probe(h) == "dir"
+        and not home.is_relative_to(h)
+        and not any(resolve(h).is_relative_to(area) for area in writable)
+    ]
     return SandboxProfile(
         root=resolve(options.root),
         writable=tuple(writable),
@@ -415,5 +428,6 @@ def derive_profile(
         skipped=skipped,
         masked=tuple(dict.fromkeys(masked)),
         hidden=tuple(dict.fromkeys(hidden_dirs)),
+        foreign=tuple(dict.fromkeys(foreign)),
         private=tuple(dict.fromkeys(own)),
     )
