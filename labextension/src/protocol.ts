@@ -476,6 +476,7 @@ export interface MessageRecord {
   text?: string;
   thinking?: ThinkingBlock[];
   tool_calls?: RecordedToolCall[];
+  images?: RecordedImage[];
 }
 
 /**
@@ -610,7 +611,8 @@ export interface QuestionRecord {
 }
 
 /**
- * An image a tool result carried (a RunCell plot), by reference: the bytes are the file
+ * An image a tool result carried (a RunCell plot) or the user attached (an ACP prompt's
+ * image), by reference: the bytes are the file
  * ``artifacts/<file>``, named by their SHA-256, so a log line stays small and the same plot
  * twice is stored once; ``sha256`` and ``size`` say which bytes were sent.
  */

@@ -17,6 +17,7 @@ from acp.schema import (
     AvailableCommandsUpdate,
     HttpHeader,
     HttpMcpServer,
+    ImageContentBlock,
     McpServerStdio,
     RequestPermissionResponse,
     ToolCallProgress,
@@ -113,6 +114,7 @@ async def test_initialize_advertises_what_zengine_does(tmp_path: Path, zengine_h
         assert caps.load_session is True
         assert caps.prompt_capabilities is not None
         assert caps.prompt_capabilities.embedded_context is True
+        assert caps.prompt_capabilities.image is True
         assert caps.mcp_capabilities is not None
         assert caps.mcp_capabilities.http is True
         assert init.agent_info is not None
@@ -348,3 +350,43 @@ async def test_an_acp_chat_is_an_ordinary_chat_shown_and_rewound_by_the_cli(
     code, out, err = await run_cli("rewind", sid, "--to", "1", cwd=project)
     assert code == 0, err
     assert (project / "notes.txt").read_text() == "draft\nsecond\n"
+
+
+# a 1x1 transparent PNG
+_PNG = (
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII="
+)
+
+
+async def test_an_image_in_the_prompt_reaches_the_model_and_a_bad_one_is_named(
+    tmp_path: Path, zengine_home: Path
+) -> None:
+    """A prompt's image block is an image in the user's message to the model (after the
+    text), kept by hash in the chat folder, so a resumed chat sends it again; an image that
+    is not valid base64 is named in the text, never sent."""
+    project = await _ready(tmp_path)
+    client = RecordingClient()
+    picture = ImageContentBlock(type="image", data=_PNG, mime_type="image/png")
+    broken = ImageContentBlock(type="image", data="not*base64", mime_type="image/gif")
+    async with configured_provider(zengine_home) as server, acp_agent(client, project) as (conn, _):
+        session = await conn.new_session(cwd=str(project), mcp_servers=[])
+        sid = session.session_id
+        server.add(Reply(text=("A small square.",)), Reply(text=("Still a square.",)))
+        await conn.prompt(session_id=sid, prompt=[text_block("what is this?"), picture, broken])
+        first = server.requests[-1].json["messages"][-1]
+        assert first["role"] == "user"
+        kinds = [block["type"] for block in first["content"]]
+        assert kinds == ["text", "image"], first["content"]
+        assert first["content"][1]["source"] == {
+            "type": "base64", "media_type": "image/png", "data": _PNG
+        }  # fmt: skip
+        assert "what is this?" in first["content"][0]["text"]
+        assert (
+            "an attached image was left out: its data is not valid base64"
+            in (first["content"][0]["text"])
+        )
+        await conn.prompt(session_id=sid, prompt=[text_block("and now?")])
+        again = server.requests[-1].json["messages"][0]  # the first message, sent again
+        assert [block["type"] for block in again["content"]] == ["text", "image"]
+    stored = list((zengine_home / "sessions" / sid / "artifacts" / "images").glob("*.png"))
+    assert len(stored) == 1

@@ -131,3 +131,32 @@ async def test_the_log_keeps_the_image_by_hash_and_resume_sends_it_again(
             f"[image {digest[:12]} (image/png, {len(PNG)} bytes) is no longer stored"
             in (gone["text"])
         )
+
+
+async def test_a_users_images_follow_the_text_or_are_named_for_a_model_without_images(
+    tmp_path: Path, zengine_home: Path
+) -> None:
+    """``Session.submit(text, images)``: a model that takes images gets them after the text;
+    one the catalog says takes none (DeepSeek's) gets the text and a line saying they were
+    left out, never the bytes."""
+    project = tmp_path / "p"
+    project.mkdir()
+    picture = ImagePart(media_type="image/png", data=B64)
+    async with ProviderServer() as server:
+        for model, sent in (("gpt-5", True), ("deepseek-v4-flash", False)):
+            settings = provider_settings(server.openai_url, kind="openai", model=model)
+            (zengine_home / "settings.toml").write_text(settings)
+            server.add(Reply(text=("ok",)))
+            session = await Session.open(SessionOptions(project=project))
+            try:
+                await session.submit("what is this?", [picture])
+            finally:
+                await session.aclose()
+            content = server.requests[-1].json["messages"][-1]["content"]
+            if sent:
+                assert [part["type"] for part in content] == ["text", "image_url"]
+                assert content[1]["image_url"]["url"] == f"data:image/png;base64,{B64}"
+            else:
+                assert isinstance(content, str), content
+                assert "what is this?" in content
+                assert "1 attached image(s) left out: deepseek-v4-flash does not take" in content

@@ -38,7 +38,7 @@ from acp.schema import (
 from zengine_jupyter._version import __version__
 from zengine_jupyter.acp._chat import AcpChat
 from zengine_jupyter.acp._permissions import AcpApprovals
-from zengine_jupyter.acp._prompt import client_mcp_servers, prompt_text
+from zengine_jupyter.acp._prompt import client_mcp_servers, prompt_parts
 from zengine_jupyter.acp._updates import UpdateMapper
 from zengine_jupyter.config import provider_configured
 from zengine_jupyter.engine import (
@@ -106,7 +106,7 @@ class ZengineAgent:
             protocol_version=min(protocol_version, PROTOCOL_VERSION),
             agent_capabilities=AgentCapabilities(
                 load_session=True,
-                prompt_capabilities=PromptCapabilities(image=False, embedded_context=True),
+                prompt_capabilities=PromptCapabilities(image=True, embedded_context=True),
                 mcp_capabilities=McpCapabilities(http=True, sse=False),
                 session_capabilities=SessionCapabilities(list=SessionListCapabilities()),
             ),
@@ -242,9 +242,9 @@ class ZengineAgent:
     # ------------------------------------------------------------ turns
     async def prompt(self, prompt: list[Any], session_id: str, **_: Any) -> PromptResponse:
         chat = self._chat(session_id)
-        text = prompt_text(prompt)
+        text, images = prompt_parts(prompt)
         try:
-            outcome = await chat.session.submit(text)
+            outcome = await chat.session.submit(text, images)
         except TurnInProgressError as exc:
             raise RequestError(-32600, f"{exc}: wait for it, or session/cancel it") from exc
         await chat.flush()

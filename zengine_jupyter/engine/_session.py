@@ -69,7 +69,7 @@ from zengine_jupyter.protocol import (
 from zengine_jupyter.store import SessionStore
 
 if TYPE_CHECKING:
-    from collections.abc import AsyncIterator, Callable, Mapping
+    from collections.abc import AsyncIterator, Callable, Mapping, Sequence
     from pathlib import Path
 
     from zengine_jupyter.config import McpServerSettings, PermissionMode
@@ -78,7 +78,7 @@ if TYPE_CHECKING:
     from zengine_jupyter.engine._ports import ApprovalPort
     from zengine_jupyter.engine.tools import Tool, ToolOutput
     from zengine_jupyter.llm import ClientDeps, ModelClient, ModelInfo, ProviderOptions
-    from zengine_jupyter.protocol import RecordedToolCall
+    from zengine_jupyter.protocol import ImagePart, RecordedToolCall
 
 __all__ = ["Session", "SessionOptions", "TurnInProgressError"]
 
@@ -383,8 +383,11 @@ class Session:
             sub._offer(event, self.id)
         return sub
 
-    async def submit(self, text: str) -> TurnOutcome:
-        """Run one turn for the user's ``text``; returns when it ends (or is interrupted)."""
+    async def submit(self, text: str, images: Sequence[ImagePart] = ()) -> TurnOutcome:
+        """Run one turn for the user's ``text``; returns when it ends (or is interrupted).
+
+        ``images`` (an ACP prompt's) go after the text, unless the catalog says the model
+        takes none: then the text says they were left out. A command takes no images."""
         if self._closed:
             raise ZengineError(f"chat {self.id} is closed", hint="open it again to go on")
         if self.busy:
@@ -410,9 +413,15 @@ class Session:
             text = result.prompt
             if result.allow:
                 return await self._with_rules(result.allow, text)
-        return await self._turn(text)
+            images = ()
+        info = self.model_info() if images else None
+        if images and info is not None and info.images is False:
+            text += (f"\n\n[{len(images)} attached image(s) left out: {info.id} does not take "
+                     "images]")  # fmt: skip
+            images = ()
+        return await self._turn(text, images)
 
-    async def _turn(self, text: str) -> TurnOutcome:
+    async def _turn(self, text: str, images: Sequence[ImagePart] = ()) -> TurnOutcome:
         """The turn itself (``text`` is a prompt: never dispatched as a command again)."""
         async with self._lock:
             await self._hook("user_prompt_submit", text)
@@ -430,7 +439,8 @@ class Session:
                 context=TurnContext(self, text, turn_id),
                 before_first=functools.partial(self._before_first_request, turn_id),
             )
-            self._task = asyncio.create_task(runner.run(text), name=f"zengine-turn-{turn_id}")
+            self._task = asyncio.create_task(runner.run(text, images),
+                                             name=f"zengine-turn-{turn_id}")  # fmt: skip
             try:
                 outcome = await self._task
                 self.titles.after_turn(outcome.status == "completed")

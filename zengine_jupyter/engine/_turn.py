@@ -34,14 +34,21 @@ from zengine_jupyter.protocol import (
 )
 
 if TYPE_CHECKING:
-    from collections.abc import Awaitable, Callable
+    from collections.abc import Awaitable, Callable, Sequence
     from pathlib import Path
 
     from zengine_jupyter.engine._compaction import TurnContext
     from zengine_jupyter.engine._journal import Journaling
     from zengine_jupyter.host.checkpoint import ShadowRepository
     from zengine_jupyter.llm import CostMeter, ModelClient
-    from zengine_jupyter.protocol import ErrorEvent, Message, ToolSpec, TurnStatus, UsageEvent
+    from zengine_jupyter.protocol import (
+        ErrorEvent,
+        ImagePart,
+        Message,
+        ToolSpec,
+        TurnStatus,
+        UsageEvent,
+    )
 
 __all__ = ["MAX_STEPS", "TurnOutcome", "TurnRunner"]
 
@@ -89,13 +96,17 @@ class TurnRunner:
     def tid(self) -> str:
         return self.env.turn_id
 
-    async def run(self, prompt: str) -> TurnOutcome:
+    async def run(self, prompt: str, images: Sequence[ImagePart] = ()) -> TurnOutcome:
+        """The turn for ``prompt``; ``images`` (attached by the user) are kept by hash in the
+        chat's artifacts and sent after the text."""
         j = self.journal
+        ctx = self.env.ctx
+        refs = tuple([await ctx.images.save(ctx.artifacts, part) for part in images])
         j.record(
             TurnStartRecord(turn_id=self.tid),
             TurnStarted(session_id=self.sid, turn_id=self.tid, prompt=prompt),
         )
-        j.record(MessageRecord(role="user", text=prompt))
+        j.record(MessageRecord(role="user", text=prompt, images=refs))
         outcome = TurnOutcome(self.tid, "completed")
         try:
             if self.before_first is not None:

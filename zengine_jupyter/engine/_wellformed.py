@@ -62,6 +62,8 @@ class RequestMessage:
     thinking: tuple[ThinkingBlock, ...] = ()
     tool_calls: tuple[RecordedToolCall, ...] = ()
     tool_results: tuple[ToolResultRecord, ...] = ()
+    images: tuple[RecordedImage, ...] = ()
+    """A user message's attached images, after its text."""
 
 
 def _interrupted(call: RecordedToolCall) -> ToolResultRecord:
@@ -97,6 +99,7 @@ def _merge(into: RequestMessage, other: RequestMessage) -> RequestMessage:
         thinking=into.thinking + other.thinking,
         tool_calls=into.tool_calls + other.tool_calls,
         tool_results=into.tool_results + other.tool_results,
+        images=into.images + other.images,
     )
 
 
@@ -122,8 +125,8 @@ def _raw_messages(records: list[LogRecord]) -> list[RequestMessage]:
         elif isinstance(record, MessageRecord):
             text = (record.text,) if record.text.strip() else ()
             if record.role == "user":
-                if text:
-                    out.append(RequestMessage("user", texts=text))
+                if text or record.images:
+                    out.append(RequestMessage("user", texts=text, images=record.images))
                 continue
             calls = tuple(_unseen(record.tool_calls, seen_calls))
             if text or calls:
@@ -157,7 +160,7 @@ def check_request(messages: list[RequestMessage]) -> list[str]:
         problems.append("the first message is not from the user")
     ids: set[str] = set()
     for i, msg in enumerate(messages):
-        if not (msg.texts or msg.tool_calls or msg.tool_results):
+        if not (msg.texts or msg.tool_calls or msg.tool_results or msg.images):
             problems.append(f"message {i} is empty")
         if i and messages[i - 1].role == msg.role:
             problems.append(f"messages {i - 1} and {i} are both {msg.role}")
@@ -188,6 +191,7 @@ def request_messages(
     tool result's images (``ImageStore.part``), else each is a line of text."""
     return [
         message_from_records(m.role, texts=m.texts, thinking=m.thinking,
-                             tool_calls=m.tool_calls, tool_results=m.tool_results, image=image)
+                             tool_calls=m.tool_calls, tool_results=m.tool_results,
+                             images=m.images, image=image)
         for m in build_request(records)
     ]  # fmt: skip

@@ -143,13 +143,15 @@ def message_from_records(
     thinking: Iterable[ThinkingBlock] = (),
     tool_calls: Iterable[RecordedToolCall] = (),
     tool_results: Iterable[ToolResultRecord] = (),
+    images: Iterable[RecordedImage] = (),
     image: Callable[[RecordedImage], ImagePart | None] | None = None,
 ) -> Message:
     """A request ``Message`` from what the session log keeps (the engine's well-formed
     request messages): a user message's tool results come first, then its text; an
     assistant message has its thinking, then text, then tool calls. Empty texts are dropped.
     A result's images (kept by reference) come from ``image``; one it cannot give (or with
-    no ``image``) is sent as a line of text saying so."""
+    no ``image``) is sent as a line of text saying so; so are a user message's ``images``,
+    which follow its text."""
     parts: list[MessagePart] = [
         ToolResultPart(
             tool_use_id=r.tool_call_id, content=_result_content(r, image), is_error=r.is_error
@@ -158,6 +160,7 @@ def message_from_records(
     ]
     parts += [ThinkingPart(thinking=t.text, signature=t.signature) for t in thinking]
     parts += [TextPart(text=t) for t in texts if t]
+    parts += [_image_or_note(ref, image) for ref in images]
     parts += [ToolUsePart(id=c.id, name=c.name, input=dict(c.input)) for c in tool_calls]
     return Message(role=role, content=parts)
 
@@ -168,12 +171,19 @@ def _result_content(
     if not record.images:
         return record.output
     content: list[TextPart | ImagePart] = [TextPart(text=record.output)]
-    for ref in record.images:
-        part = image(ref) if image is not None else None
-        content.append(part or TextPart(text=(
-            f"[image {ref.sha256[:12]} ({ref.media_type}, {ref.size} bytes) is no longer "
-            "stored: run the code again to see it]")))  # fmt: skip
+    content += [_image_or_note(ref, image, "run the code again to see it") for ref in record.images]
     return content
+
+
+def _image_or_note(
+    ref: RecordedImage,
+    image: Callable[[RecordedImage], ImagePart | None] | None,
+    what_to_do: str = "attach it again",
+) -> TextPart | ImagePart:
+    part = image(ref) if image is not None else None
+    return part or TextPart(text=(
+        f"[image {ref.sha256[:12]} ({ref.media_type}, {ref.size} bytes) is no longer "
+        f"stored: {what_to_do}]"))  # fmt: skip
 
 
 class ToolSpec(BaseModel):

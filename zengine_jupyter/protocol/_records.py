@@ -113,18 +113,9 @@ class RecordedToolCall(BaseModel):
     input: dict[str, Any] = Field(default_factory=dict)
 
 
-class MessageRecord(_Record):
-    """A user or assistant message: text, the assistant's thinking and its tool calls."""
-
-    kind: Literal["message"] = "message"
-    role: Literal["user", "assistant"]
-    text: str = ""
-    thinking: tuple[ThinkingBlock, ...] = ()
-    tool_calls: tuple[RecordedToolCall, ...] = ()
-
-
 class RecordedImage(BaseModel):
-    """An image a tool result carried (a RunCell plot), by reference: the bytes are the file
+    """An image a tool result carried (a RunCell plot) or the user attached (an ACP prompt's
+    image), by reference: the bytes are the file
     ``artifacts/<file>``, named by their SHA-256, so a log line stays small and the same plot
     twice is stored once; ``sha256`` and ``size`` say which bytes were sent."""
 
@@ -136,6 +127,19 @@ class RecordedImage(BaseModel):
     file: str
     width: int | None = None
     height: int | None = None
+
+
+class MessageRecord(_Record):
+    """A user or assistant message: text, the assistant's thinking and its tool calls."""
+
+    kind: Literal["message"] = "message"
+    role: Literal["user", "assistant"]
+    text: str = ""
+    thinking: tuple[ThinkingBlock, ...] = ()
+    tool_calls: tuple[RecordedToolCall, ...] = ()
+    images: tuple[RecordedImage, ...] = Field(default=(), exclude_if=lambda value: not value)
+    """A user message's attached images (by reference), sent after its text; left out when
+    none."""
 
 
 class ToolResultRecord(_Record):

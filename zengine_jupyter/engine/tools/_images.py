@@ -1,4 +1,5 @@
-"""Images a tool result carries (RunCell's plots), kept by reference in the chat's log.
+"""Images a tool result carries (RunCell's plots) or a user's message attaches (an ACP prompt),
+kept by reference in the chat's log.
 
 The bytes go to ``artifacts/images/<sha256>.<ext>`` once (written in a thread); the log's
 ``ToolResultRecord.images`` holds the hash, size and file. Why not the bytes in the log: one
@@ -17,7 +18,7 @@ import hashlib
 from typing import TYPE_CHECKING
 
 from zengine_jupyter.config import private_dir, write_private
-from zengine_jupyter.protocol import ImagePart, RecordedImage, ToolResultRecord
+from zengine_jupyter.protocol import ImagePart, MessageRecord, RecordedImage, ToolResultRecord
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -54,7 +55,7 @@ class ImageStore:
         wanted = {
             ref.sha256: ref
             for record in records
-            if isinstance(record, ToolResultRecord)
+            if isinstance(record, ToolResultRecord | MessageRecord)
             for ref in record.images
             if ref.sha256 not in self._parts and ref.sha256 not in self._missing
         }
