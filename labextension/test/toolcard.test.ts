@@ -194,7 +194,17 @@ describe('ToolCard, compact', () => {
     const diff = card.node.querySelector<HTMLElement>('.jp-zengine-diff')!;
     expect(card.node.querySelector('.jp-zengine-tool-body')!.contains(diff)).toBe(false);
     expect(diff.hidden).toBe(false);
-    expect(JSON.parse(texts(card.node, '.jp-zengine-tool-input')[0])).toEqual({ path: 'a.py' });
+    // the path is in the summary and the diff's head: no input block repeats it
+    expect(card.node.querySelector('.jp-zengine-tool-input')).toBeNull();
+    const more = new ToolCard(host(), 'c2', 'Edit', {
+      path: 'a.py',
+      old_string: 'x',
+      new_string: 'y',
+      replace_all: true
+    });
+    expect(JSON.parse(texts(more.node, '.jp-zengine-tool-input')[0])).toEqual({
+      replace_all: true
+    });
   });
 
   it('a failed call shows its error line under the summary, closed', () => {

@@ -234,12 +234,15 @@ export function firstLine(output: string): string {
 
 let ERRORS = 0;
 
-/** The call's input as the body shows it: the arguments as JSON, without the text the diff
- * already shows. */
+/** What a diff already shows of an edit's arguments: the text, and the path in its head. */
+const DIFF_SHOWS = ['old_string', 'new_string', 'content', 'path', 'file_path'];
+
+/** The call's input as the body shows it: the arguments as JSON, without what the diff
+ * already shows (an edit of one path with nothing else has no input block). */
 export function inputText(args: Record<string, unknown>, diffShown: boolean): string {
   const shown: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(args)) {
-    if (!(diffShown && ['old_string', 'new_string', 'content'].includes(key))) {
+    if (!(diffShown && DIFF_SHOWS.includes(key))) {
       shown[key] = value;
     }
   }
