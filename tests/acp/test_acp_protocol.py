@@ -13,6 +13,7 @@ import pytest
 from acp import PROTOCOL_VERSION, RequestError, spawn_agent_process, text_block
 from acp.schema import (
     AgentMessageChunk,
+    AgentPlanUpdate,
     AllowedOutcome,
     AvailableCommandsUpdate,
     HttpHeader,
@@ -237,14 +238,22 @@ async def test_plan_mode_refuses_an_edit_and_a_waiting_question_ends_on_cancel(
         await conn.set_session_mode(session_id=sid, mode_id="plan")
         with pytest.raises(RequestError, match="unknown mode"):
             await conn.set_session_mode(session_id=sid, mode_id="yolo")
+        plan = (
+            "Plan only:\n\n1. Read **notes.txt**\n   - both lines\n2. Replace `draft`\n\nThen ask."
+        )
         server.add(
             Reply(tool_calls=(ScriptedToolCall("Write", write),)),
-            Reply(text=("Plan only.",)),
+            Reply(text=(plan,)),
         )
         answer = await conn.prompt(session_id=sid, prompt=[text_block("rewrite")])
         assert answer.stop_reason == "end_turn"
         assert (project / "notes.txt").read_text() == "draft\nsecond\n"
         assert not client.asked, "plan mode refuses without asking"
+        # the plan-mode answer's steps are the client's plan (a checklist), all pending
+        (checklist,) = client.of(AgentPlanUpdate)
+        assert [(e.content, e.status) for e in checklist.entries] == [
+            ("Read notes.txt", "pending"), ("Replace draft", "pending")
+        ]  # fmt: skip
 
         # back to default: a question nobody answers ends with the cancel, as a deny
         await conn.set_session_mode(session_id=sid, mode_id="default")

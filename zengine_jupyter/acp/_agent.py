@@ -38,6 +38,7 @@ from acp.schema import (
 from zengine_jupyter._version import __version__
 from zengine_jupyter.acp._chat import AcpChat
 from zengine_jupyter.acp._permissions import AcpApprovals
+from zengine_jupyter.acp._plan import plan_update
 from zengine_jupyter.acp._prompt import client_mcp_servers, prompt_parts
 from zengine_jupyter.acp._updates import UpdateMapper
 from zengine_jupyter.config import provider_configured
@@ -243,11 +244,14 @@ class ZengineAgent:
     async def prompt(self, prompt: list[Any], session_id: str, **_: Any) -> PromptResponse:
         chat = self._chat(session_id)
         text, images = prompt_parts(prompt)
+        planning = chat.session.mode == "plan"
         try:
             outcome = await chat.session.submit(text, images)
         except TurnInProgressError as exc:
             raise RequestError(-32600, f"{exc}: wait for it, or session/cancel it") from exc
         await chat.flush()
+        if planning and outcome.status == "completed" and (plan := plan_update(outcome.text)):
+            await chat.send(plan)  # plan mode's answer as the client's checklist
         await chat.send(chat.usage())
         if outcome.status == "failed":
             raise RequestError(-32603, f"the turn failed: {outcome.reason or 'see the log'}")
