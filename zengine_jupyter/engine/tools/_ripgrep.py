@@ -33,7 +33,7 @@ from zengine_jupyter.host import RunOptions, run
 from zengine_jupyter.protocol import ProcessError
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable
+    from collections.abc import Callable, Iterable
     from pathlib import Path
 
 __all__ = ["BATCH_FILES", "RUNNING", "TIMEOUT_S", "RipgrepSearch", "find_ripgrep",
@@ -57,7 +57,15 @@ class RipgrepSearch:
 
     Feed and await on the event loop's thread; files are real paths, absolute."""
 
-    def __init__(self, rg: str, base: Path, pattern: str, *, case_insensitive: bool) -> None:
+    def __init__(
+        self,
+        rg: str,
+        base: Path,
+        pattern: str,
+        *,
+        case_insensitive: bool,
+        on_found: Callable[[set[str]], None] | None = None,
+    ) -> None:
         self._head = [rg, "--no-config", "--files-with-matches", "--null", "--text", "--crlf",
                       "--no-messages", "--max-filesize", "8M",  # Python reads no larger file
                       *(["--ignore-case"] if case_insensitive else []),
@@ -68,12 +76,23 @@ class RipgrepSearch:
         self._size = 0
         self._runs: list[asyncio.Task[set[str] | None]] = []
         self._slots = asyncio.Semaphore(RUNNING)
+        self._on_found = on_found
 
     @classmethod
-    def start(cls, base: Path, pattern: str, *, case_insensitive: bool) -> RipgrepSearch | None:
-        """A search, or None without ripgrep on PATH."""
+    def start(
+        cls,
+        base: Path,
+        pattern: str,
+        *,
+        case_insensitive: bool,
+        on_found: Callable[[set[str]], None] | None = None,
+    ) -> RipgrepSearch | None:
+        """A search, or None without ripgrep on PATH. ``on_found`` is given each run's
+        candidates as soon as that run ends (on the loop), so they can be read meanwhile."""
         rg = find_ripgrep()
-        return None if rg is None else cls(rg, base, pattern, case_insensitive=case_insensitive)
+        if rg is None:
+            return None
+        return cls(rg, base, pattern, case_insensitive=case_insensitive, on_found=on_found)
 
     def feed(self, files: Iterable[str], *, batch: int | None = None) -> None:
         """Search ``files``; a full batch (``batch`` files, :data:`BATCH_FILES` by default)
@@ -126,6 +145,8 @@ class RipgrepSearch:
                 if path is None:
                     return None  # not a name we gave: trust none of it
                 found.add(path)
+        if self._on_found is not None:
+            self._on_found(found)
         return found
 
 

@@ -29,6 +29,8 @@ if TYPE_CHECKING:
 __all__ = ["GlobTool", "GrepTool"]
 
 MAX_RESULTS = 200
+AHEAD_FILES = 4096
+"""Candidates Python reads while ripgrep still runs (their lines are kept until the answer)."""
 _MAX_GREP_BYTES = 8 * 1024 * 1024
 _OPEN_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
 
@@ -116,16 +118,20 @@ class GrepTool(Tool[GrepInput]):
         if not target.exists():
             raise ToolError(f"{ctx.display(target)} does not exist")
         check = ReadCheck.for_call(target, ctx)
-        search = RipgrepSearch.start(ctx.root, args.pattern, case_insensitive=args.case_insensitive)
-        try:
+        ahead = _Ahead(regex, args)
+        search = RipgrepSearch.start(
+            ctx.root, args.pattern, case_insensitive=args.case_insensitive, on_found=ahead.scan
+        )
+        try:  # fmt: skip
             listing, files = await _listed(target, target.is_dir(), ctx, check, args, search)
             narrowed = None if search is None else await search.found()
+            await ahead.finished()
         finally:
             if search is not None:
                 search.cancel()
         if narrowed is not None:  # ripgrep read them all: Python reads only the candidates
             files = [f for f in files if listing.real(f) in narrowed]
-        lines: list[str] = await in_thread(_grep, files, listing, regex, args, _shown(ctx))
+        lines: list[str] = await in_thread(_grep, files, listing, ahead, args, _shown(ctx))
         note = listing.notes()
         if not lines:
             return ToolOutput("\n".join([f"no matches for {args.pattern!r}", *note]))
@@ -201,23 +207,60 @@ def _shown(ctx: ToolContext) -> Callable[[str], str]:
     return shown
 
 
+_Scan = tuple[list[str], list[int]] | None
+"""A file's lines (content mode only) and its matching line numbers; None: not text."""
+
+
+class _Ahead:
+    """Python's reading of ripgrep's candidates while ripgrep still reads other batches (on a
+    worker thread), up to :data:`AHEAD_FILES`; :func:`_grep` reads the rest in path order."""
+
+    def __init__(self, regex: re.Pattern[str], args: GrepInput) -> None:
+        self.regex, self.args = regex, args
+        self.done: dict[str, _Scan] = {}
+        self._room = AHEAD_FILES
+        self._work: list[asyncio.Future[None]] = []
+
+    def scan(self, reals: set[str]) -> None:
+        """Read ``reals`` (a finished run's candidates) in a thread, within the budget."""
+        batch = list(reals)[: self._room]
+        self._room -= len(batch)
+        if batch:
+            self._work.append(asyncio.ensure_future(in_thread(self._scan_all, batch)))
+
+    async def finished(self) -> None:
+        await asyncio.gather(*self._work)
+
+    def _scan_all(self, reals: list[str]) -> None:
+        for real in reals:
+            self.done[real] = _scan(real, self.regex, self.args)
+
+
+def _scan(real: str, regex: re.Pattern[str], args: GrepInput) -> _Scan:
+    text = _text_of(real)
+    if text is None:
+        return None
+    lines = text.splitlines()
+    if args.output_mode == "files_with_matches":  # the first matching line is enough
+        return [], [0] if any(map(regex.search, lines)) else []
+    hits = [i for i, line in enumerate(lines) if regex.search(line)]
+    return (lines if args.output_mode == "content" else []), hits
+
+
 def _grep(
     files: list[str],
     listing: Listing,
-    regex: re.Pattern[str],
+    ahead: _Ahead,
     args: GrepInput,
     display: Callable[[str], str],
 ) -> list[str]:
     out: list[str] = []
     for path in sorted(files, key=_parts):
-        text = _text_of(listing.real(path))
-        if text is None:
+        real = listing.real(path)
+        scanned = ahead.done[real] if real in ahead.done else _scan(real, ahead.regex, args)
+        if scanned is None:
             continue
-        lines = text.splitlines()
-        if args.output_mode == "files_with_matches":  # the first matching line is enough
-            hits = [0] if any(map(regex.search, lines)) else []
-        else:
-            hits = [i for i, line in enumerate(lines) if regex.search(line)]
+        lines, hits = scanned
         if not hits:
             continue
         shown = display(path)
