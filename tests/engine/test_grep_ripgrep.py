@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from zengine_jupyter.engine.tools import GrepTool, ToolContext, _listing, _ripgrep, _search
+from zengine_jupyter.engine.tools import GrepTool, ToolContext, _grep_read, _listing, _ripgrep
 from zengine_jupyter.engine.tools._read_check import GateReads
 from zengine_jupyter.host import CompletedRun, RunOptions
 from zengine_jupyter.policy import PermissionGate, PermissionPolicy
@@ -101,7 +101,7 @@ async def test_ripgrep_is_named_only_files_the_listing_keeps(
     ctx.read_decision = GateReads(gate)
     monkeypatch.setattr(_listing, "BATCH", 4)
     monkeypatch.setattr(_ripgrep, "BATCH_FILES", 5)
-    monkeypatch.setattr(_search, "AHEAD_FILES", 7)  # some read while rg runs, the rest after
+    monkeypatch.setattr(_grep_read, "AHEAD_FILES", 7)  # some read while rg runs, the rest after
     named: list[str] = []
     runs: list[int] = []
     real_run = _ripgrep.run  # type: ignore[attr-defined]
