@@ -90,10 +90,11 @@ def _bare_grep(root: Path) -> int:
     """ripgrep's own search of the tree (its walk, its ignore rules), else git grep."""
     rg = shutil.which("rg")
     argv = (
-        [rg, "--no-config", "-l", _PATTERN] if rg
+        [rg, "--no-config", "-l", _PATTERN, "."] if rg  # ".": never stdin, were it a pipe
         else ["git", "grep", "-l", "--untracked", "-P", _PATTERN]
     )  # fmt: skip
-    done = subprocess.run(argv, cwd=root, capture_output=True, check=False)
+    done = subprocess.run(argv, cwd=root, capture_output=True, check=False,
+                          stdin=subprocess.DEVNULL)  # fmt: skip
     return len(done.stdout.splitlines())
 
 

@@ -14,6 +14,7 @@ from zengine_jupyter.protocol import (
     EngineEvent,
     Resync,
     TextStreamed,
+    ToolCallStarted,
     TurnEnded,
 )
 
@@ -64,3 +65,16 @@ async def test_events_round_trip_as_json() -> None:
     ]
     for event in events:
         assert adapter.validate_json(adapter.dump_json(event)) == event
+
+
+async def test_a_subscriber_of_some_kinds_gets_only_those() -> None:
+    """A watcher that waits for one kind (the checkpoints' retention) is not woken by the
+    others: an MCP call publishes three events it does not care about (issue 25)."""
+    bus = EventBus("s1")
+    some = bus.subscribe((TurnEnded,))
+    every = bus.subscribe()
+    bus.publish(ToolCallStarted(session_id="s1", turn_id="t", call_id="c"))
+    bus.publish(TurnEnded(session_id="s1", turn_id="t", status="completed"))
+    assert some.pending() == 1
+    assert every.pending() == 2
+    assert isinstance(await some.get(), TurnEnded)

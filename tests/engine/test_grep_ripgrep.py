@@ -8,7 +8,10 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from zengine_jupyter.engine.tools import GrepTool, ToolContext, _ripgrep
+from zengine_jupyter.engine.tools import GrepTool, ToolContext, _grep_read, _listing, _ripgrep
+from zengine_jupyter.engine.tools._read_check import GateReads
+from zengine_jupyter.host import CompletedRun, RunOptions
+from zengine_jupyter.policy import PermissionGate, PermissionPolicy
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -52,14 +55,14 @@ async def test_grep_with_ripgrep_answers_as_without_it(
 ) -> None:
     tree(ctx.root)
     asked: list[int] = []
-    real = _ripgrep.ripgrep_candidates
+    real = _ripgrep.RipgrepSearch.found
 
-    async def counted(*args: object, **kwargs: object) -> object:
-        found = await real(*args, **kwargs)  # type: ignore[arg-type]
+    async def counted(self: _ripgrep.RipgrepSearch) -> set[str] | None:
+        found = await real(self)
         asked.append(0 if found is None else 1)
         return found
 
-    monkeypatch.setattr("zengine_jupyter.engine.tools._search.ripgrep_candidates", counted)
+    monkeypatch.setattr(_ripgrep.RipgrepSearch, "found", counted)
     with_rg = await answers(ctx)
     assert sum(asked) >= len(CALLS) - 2  # ripgrep answered all but the look-ahead (and none)
     monkeypatch.setattr(_ripgrep, "find_ripgrep", lambda: None)
@@ -77,3 +80,46 @@ async def test_a_file_ripgrep_cannot_read_falls_back_to_python(
     monkeypatch.setattr(_ripgrep, "TIMEOUT_S", 0.0001)  # as if a file had become a pipe
     out = await GrepTool().call({"pattern": "needle"}, ctx)
     assert out.content.splitlines() == [".hidden", "a.py", "alias.py", "b.txt", "sub/c.py"]
+
+
+@needs_rg
+async def test_ripgrep_is_named_only_files_the_listing_keeps(
+    ctx: ToolContext, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """ripgrep reads files while the walk lists the rest (in batches): it is never given a
+    file the Read rules deny, an ignored file, a link out of the project or a skipped folder's
+    file, and the answer is the one without ripgrep."""
+    root = ctx.root
+    tree(root)
+    (tmp_path / "outside.txt").write_text("needle outside\n")
+    (root / "out.txt").symlink_to(tmp_path / "outside.txt")
+    (root / "secrets").mkdir()
+    (root / "secrets" / "key.txt").write_text("needle secret\n")
+    for i in range(40):  # several batches of the walk and of ripgrep runs
+        (root / "sub" / f"m{i}.txt").write_text("needle\n" if i % 3 else "hay\n")
+    gate = PermissionGate(root, PermissionPolicy.from_lists(deny=["Read(secrets/**)"]))
+    ctx.read_decision = GateReads(gate)
+    monkeypatch.setattr(_listing, "BATCH", 4)
+    monkeypatch.setattr(_ripgrep, "BATCH_FILES", 5)
+    monkeypatch.setattr(_grep_read, "AHEAD_FILES", 7)  # some read while rg runs, the rest after
+    named: list[str] = []
+    runs: list[int] = []
+    real_run = _ripgrep.run  # type: ignore[attr-defined]
+
+    async def recorded(argv: list[str], options: RunOptions) -> CompletedRun:
+        names = argv[argv.index("--") + 1 :]
+        named.extend(names)
+        runs.append(len(names))
+        return await real_run(argv, options)
+
+    monkeypatch.setattr(_ripgrep, "run", recorded)
+    with_rg = await answers(ctx)
+    assert len(runs) > len(CALLS)  # more than one run per call: batches
+    assert named
+    for never in ("secrets/key.txt", "skip.log", "out.txt", "outside.txt", "pipe"):
+        assert all(not n.endswith(never) for n in named), never
+    monkeypatch.setattr(_ripgrep, "find_ripgrep", lambda: None)
+    assert with_rg == await answers(ctx)
+    assert "needle secret" not in with_rg[1]
+    assert "needle outside" not in with_rg[1]
+    assert "files left out" in with_rg[0]  # the denied file and the link out, counted

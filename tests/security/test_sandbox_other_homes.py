@@ -115,3 +115,19 @@ def test_other_homes_are_covered_before_the_writable_areas(tmp_path: Path) -> No
     # a home that is the project itself (or holds it, or the user's own home) is not covered
     mine = derive_profile(options, others=[options.root, options.home, tmp_path], hidden=())
     assert mine.foreign == ()
+
+
+def test_a_home_added_after_a_reused_profile_is_hidden_too(tmp_path: Path) -> None:
+    """Attack: the sandbox reuses the profile it derived for the same options (issue 25); a
+    user added since (a new hub user) must not be readable through that older profile."""
+    require_component("bwrap")
+    require_root()
+    options = _options(tmp_path)
+    assert _run(options, "true")[0] == 0  # derived now, kept for the next command
+    with unix_users("zjhlatecomer") as [user]:
+        user.home.chmod(0o755)
+        (user.home / "late.txt").write_text(MARKER)
+        os.chown(user.home / "late.txt", user.uid, user.gid)
+        _code, out, err = _run(options, f"ls -A {user.home}; cat {user.home}/late.txt")
+    assert MARKER not in out + err
+    assert "late.txt" not in out

@@ -25,13 +25,18 @@ _CLOSED = object()
 class Subscription:
     """One subscriber's view: iterate it (``async for event in sub``) or ``await sub.get()``."""
 
-    def __init__(self, bus: EventBus, limit: int) -> None:
+    def __init__(
+        self, bus: EventBus, limit: int, kinds: tuple[type[EngineEvent], ...] | None = None
+    ) -> None:
         self._bus = bus
         self._limit = limit
+        self._kinds = kinds
         self._queue: asyncio.Queue[object] = asyncio.Queue()
         self.resyncs = 0
 
     def _offer(self, event: EngineEvent, session_id: str) -> None:
+        if self._kinds is not None and not isinstance(event, self._kinds):
+            return  # not one it waits for: no wake-up of its task for nothing
         if self._queue.qsize() >= self._limit:
             while not self._queue.empty():
                 self._queue.get_nowait()
@@ -70,8 +75,10 @@ class EventBus:
         self.limit = limit
         self._subscribers: set[Subscription] = set()
 
-    def subscribe(self) -> Subscription:
-        sub = Subscription(self, self.limit)
+    def subscribe(self, kinds: tuple[type[EngineEvent], ...] | None = None) -> Subscription:
+        """A new subscriber; ``kinds``: only events of these types (a watcher that waits for
+        one kind costs nothing on the others: an MCP call publishes three)."""
+        sub = Subscription(self, self.limit, kinds)
         self._subscribers.add(sub)
         return sub
 

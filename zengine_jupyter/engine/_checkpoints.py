@@ -110,7 +110,7 @@ class CheckpointsExtension(SessionExtension):
     async def start(self, session: Session) -> None:
         session.commands["rewind"] = _rewind_command
         if session.shadow is not None:
-            self._sub = session.bus.subscribe()
+            self._sub = session.bus.subscribe((CheckpointTaken, TurnEnded))
             self._task = asyncio.create_task(
                 self._watch(session, self._sub), name=f"zengine-retention-{session.id}"
             )

@@ -65,6 +65,7 @@ class ReadCheck:
     _folders: dict[str, tuple[str, tuple[tuple[PermissionRule, tuple[str, ...]], ...]] | None] = (
         field(default_factory=dict)
     )
+    _inside: dict[str, bool] = field(default_factory=dict)
 
     @classmethod
     def for_call(cls, target: Path, ctx: ToolContext) -> ReadCheck:
@@ -87,37 +88,49 @@ class ReadCheck:
         return cls((*bases, *([approved] if approved else [])), may_read, approved, bases[0],
                    rules)  # fmt: skip
 
-    def allows(self, path: Path, real: str, *, linked: bool = False) -> bool:
+    def allows(self, path: str | Path, real: str, *, linked: bool = False) -> bool:
         """Whether ``path`` (a file at ``real``; ``linked``: through a symlink) may be shown."""
         if not _under(real, self.bases):
             return False
         if self.may_read is None:
             return True
         if linked:  # the link and what it points to must both be readable
-            return self._ok(self.may_read(path), real) and self._ok(self.may_read(Path(real)), real)
+            return self._ok(self.may_read(Path(path)), real) and self._ok(
+                self.may_read(Path(real)), real
+            )
         return self._ok(self._decide(path, real), real)
+
+    def allows_every_file_in(self, folder_real: str) -> bool:
+        """Whether every file (not a link) directly in ``folder_real`` may be shown without a
+        question: no Read rules to ask and the folder inside a base."""
+        if self.may_read is not None:
+            return False
+        inside = self._inside.get(folder_real)
+        if inside is None:
+            inside = self._inside[folder_real] = _under(folder_real, self.bases)
+        return inside
 
     def _ok(self, action: str, real: str) -> bool:
         if action == "allow":
             return True
         return action == "ask" and self.approved is not None and _under(real, (self.approved,))
 
-    def _decide(self, path: Path, real: str) -> str:
+    def _decide(self, path: str | Path, real: str) -> str:
         assert self.may_read is not None
         folder, name = os.path.split(real)
         if self._rules is None or name.startswith("."):
-            return self.may_read(path)
+            return self.may_read(Path(path))
         if folder not in self._folders:
             self._folders[folder] = _plan(folder, self.bases, self.root, self._rules)
         planned = self._folders[folder]
         if planned is None:  # a dot-folder (protected paths live there): decided one by one
-            return self.may_read(path)
+            return self.may_read(Path(path))
         base, plan = planned
         key = (base, tuple([any([r.matches("Read", h + name) for h in heads])
                             for r, heads in plan]))  # fmt: skip
         found = self._cache.get(key)
         if found is None:
-            found = self._cache[key] = self.may_read(path)
+            found = self._cache[key] = self.may_read(Path(path))
         return found
 
 

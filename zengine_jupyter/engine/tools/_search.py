@@ -8,25 +8,27 @@ not the matches, so it says nothing about the names or contents of the files lef
 
 from __future__ import annotations
 
+import asyncio
 import os
 import re
-import stat
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from pydantic import Field
 
 from zengine_jupyter.engine.tools._base import Tool, ToolContext, ToolInput, ToolOutput, in_thread
+from zengine_jupyter.engine.tools._grep_read import Ahead, grep_files
 from zengine_jupyter.engine.tools._listing import Listing, compile_glob, list_files
 from zengine_jupyter.engine.tools._read_check import ReadCheck
-from zengine_jupyter.engine.tools._ripgrep import ripgrep_candidates
+from zengine_jupyter.engine.tools._ripgrep import RipgrepSearch
 from zengine_jupyter.protocol import ToolError
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 __all__ = ["GlobTool", "GrepTool"]
 
 MAX_RESULTS = 200
-_MAX_GREP_BYTES = 8 * 1024 * 1024
-_OPEN_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
 
 
 class GlobInput(ToolInput):
@@ -50,27 +52,33 @@ class GlobTool(Tool[GlobInput]):
         if not folder.is_dir():
             raise ToolError(f"{ctx.display(folder)} is not a folder")
         listing = await list_files(folder, root=ctx.root, check=ReadCheck.for_call(folder, ctx))
-        matches: list[Path] = await in_thread(_glob, folder, args.pattern, listing)
+        matches: list[str] = await in_thread(_glob, folder, args.pattern, listing)
         note = listing.notes()
         if not matches:
             return ToolOutput(
                 "\n".join([f"no files match {args.pattern} in {ctx.display(folder)}", *note])
             )
-        lines = [ctx.display(p) for p in matches[:MAX_RESULTS]]
+        lines = [ctx.display(Path(p)) for p in matches[:MAX_RESULTS]]
         if len(matches) > MAX_RESULTS:
             lines.append(f"[{len(matches) - MAX_RESULTS} more; narrow the pattern]")
         return ToolOutput("\n".join([*lines, *note]))
 
 
-def _glob(folder: Path, pattern: str, listing: Listing) -> list[Path]:
+def _glob(folder: Path, pattern: str, listing: Listing) -> list[str]:
     regex = compile_glob(pattern.removeprefix("./"))
-    found = [p for p in listing.files if regex.match(p.relative_to(folder).as_posix())]
+    cut = len(_head(folder))
+    found = [p for p in listing.names if regex.match(p[cut:])]
     return sorted(found, key=lambda p: _mtime(listing.real(p)), reverse=True)
 
 
-def _mtime(path: Path) -> int:
+def _head(folder: Path) -> str:
+    """What every listed path under ``folder`` starts with."""
+    return str(folder).rstrip("/") + "/"
+
+
+def _mtime(path: str) -> int:
     try:
-        return path.stat().st_mtime_ns
+        return os.stat(path).st_mtime_ns  # noqa: PTH116 (a string: no Path per file)
     except OSError:
         return 0
 
@@ -106,20 +114,20 @@ class GrepTool(Tool[GrepInput]):
         if not target.exists():
             raise ToolError(f"{ctx.display(target)} does not exist")
         check = ReadCheck.for_call(target, ctx)
-        if target.is_dir():
-            listing = await list_files(target, root=ctx.root, check=check)
-        else:
-            listing = await in_thread(_one_file, target, check)
-        files = _selected(target, listing, args)
-        real: dict[Path, list[Path]] = {}
-        for f in files:  # two listed links may name one file
-            real.setdefault(listing.real(f), []).append(f)
-        narrowed = await ripgrep_candidates(
-            list(real), ctx.root, args.pattern, case_insensitive=args.case_insensitive
+        ahead = Ahead(regex, args)
+        search = RipgrepSearch.start(
+            ctx.root, args.pattern, case_insensitive=args.case_insensitive, on_found=ahead.scan
         )
+        try:  # fmt: skip
+            listing, files = await _listed(target, target.is_dir(), ctx, check, args, search)
+            narrowed = None if search is None else await search.found()
+            await ahead.finished()
+        finally:
+            if search is not None:
+                search.cancel()
         if narrowed is not None:  # ripgrep read them all: Python reads only the candidates
-            files = [f for p in narrowed for f in real[p]]
-        lines: list[str] = await in_thread(_grep, files, listing, regex, args, ctx)
+            files = [f for f in files if listing.real(f) in narrowed]
+        lines: list[str] = await in_thread(grep_files, files, listing, ahead, args, _shown(ctx))
         note = listing.notes()
         if not lines:
             return ToolOutput("\n".join([f"no matches for {args.pattern!r}", *note]))
@@ -129,81 +137,67 @@ class GrepTool(Tool[GrepInput]):
         return ToolOutput("\n".join([*lines, *note]))
 
 
+async def _listed(
+    target: Path,
+    folder: bool,
+    ctx: ToolContext,
+    check: ReadCheck,
+    args: GrepInput,
+    search: RipgrepSearch | None,
+) -> tuple[Listing, list[str]]:
+    """The listing and the files the glob keeps, each fed to ``search`` (the real file it
+    names) as soon as it is listed."""
+    keep = _kept(target, folder, args)
+    if not folder:
+        listing = await in_thread(_one_file, target, check)
+    elif search is None:
+        listing = await list_files(target, root=ctx.root, check=check)
+    else:
+        loop = asyncio.get_running_loop()
+
+        def feed(names: list[str], listing: Listing) -> None:  # in the walk's thread
+            chosen = [listing.real(n) for n in names if keep is None or keep(n)]
+            loop.call_soon_threadsafe(search.feed, chosen)
+
+        listing = await list_files(target, root=ctx.root, check=check, on_batch=feed)
+        # the walk's last feed ran before this: its thread scheduled it before returning
+    files = listing.names if keep is None else [f for f in listing.names if keep(f)]
+    if search is not None and not folder:
+        search.feed([listing.real(f) for f in files])
+    return listing, files
+
+
 def _one_file(target: Path, check: ReadCheck) -> Listing:
     """A Grep of one file: the same symlink and Read-rules checks as a listed file."""
     real = os.path.realpath(target)
     linked = target.is_symlink()
     if not Path(real).is_file() or not check.allows(target, real, linked=linked):
         return Listing(left_out=1)
-    return Listing([target], {target: Path(real)} if str(target) != real else {})
+    name = str(target)
+    return Listing([name], {name: real} if name != real else {})
 
 
-def _selected(target: Path, listing: Listing, args: GrepInput) -> list[Path]:
-    """The listed files the glob keeps (all without one)."""
-    files = listing.files
-    if args.glob:
-        pattern = compile_glob(args.glob)
-        base = target if target.is_dir() else target.parent
-        files = [
-            f for f in files
-            if pattern.match(f.name if "/" not in args.glob else f.relative_to(base).as_posix())
-        ]  # fmt: skip
-    return files
-
-
-def _grep(
-    files: list[Path], listing: Listing, regex: re.Pattern[str], args: GrepInput, ctx: ToolContext
-) -> list[str]:
-    out: list[str] = []
-    for path in sorted(files):
-        text = _text_of(listing.real(path))
-        if text is None:
-            continue
-        lines = text.splitlines()
-        hits = [i for i, line in enumerate(lines) if regex.search(line)]
-        if not hits:
-            continue
-        shown = ctx.display(path)
-        if args.output_mode == "files_with_matches":
-            out.append(shown)
-        elif args.output_mode == "count":
-            out.append(f"{shown}:{len(hits)}")
-        else:
-            out.extend(_with_context(shown, lines, hits, args.context))
-        if len(out) > args.head_limit + 1:
-            break
-    return out
-
-
-def _with_context(shown: str, lines: list[str], hits: list[int], context: int) -> list[str]:
-    keep = sorted(
-        {j for i in hits for j in range(i - context, i + context + 1) if 0 <= j < len(lines)}
-    )
-    hit_set = set(hits)
-    out, previous = [], -2
-    for j in keep:
-        if context and previous >= 0 and j != previous + 1:
-            out.append("--")
-        sep = ":" if j in hit_set else "-"
-        out.append(f"{shown}{sep}{j + 1}{sep}{lines[j][:500]}")
-        previous = j
-    return out
-
-
-def _text_of(path: Path) -> str | None:
-    """The file's text; never through a symlink (a link swapped in after the listing)."""
-    try:
-        fd = os.open(path, _OPEN_FLAGS)  # non-blocking: a fifo swapped in must not hang us
-    except OSError:
+def _kept(target: Path, folder: bool, args: GrepInput) -> Callable[[str], bool] | None:
+    """Whether the glob keeps a listed file (None without a glob: all are kept)."""
+    if not args.glob:
         return None
-    try:
-        with os.fdopen(fd, "rb") as handle:
-            info = os.fstat(handle.fileno())
-            if not stat.S_ISREG(info.st_mode) or info.st_size > _MAX_GREP_BYTES:
-                return None
-            data = handle.read(info.st_size + 1)  # not a buffer of the whole limit
-    except OSError:
-        return None
-    if b"\0" in data[:8192]:
-        return None
-    return data.decode("utf-8", "replace")
+    match = compile_glob(args.glob).match
+    if "/" not in args.glob:
+        return lambda f: match(f.rpartition("/")[2]) is not None
+    cut = len(_head(target if folder else target.parent))
+    return lambda f: match(f[cut:]) is not None
+
+
+def _shown(ctx: ToolContext) -> Callable[[str], str]:
+    """``ctx.display`` of a listed path, worked out once per folder."""
+    heads: dict[str, str] = {}
+
+    def shown(path: str) -> str:
+        folder, _, name = path.rpartition("/")
+        head = heads.get(folder)
+        if head is None:
+            seen = ctx.display(Path(folder or "/"))
+            head = heads[folder] = "" if seen == "." else seen.rstrip("/") + "/"
+        return head + name
+
+    return shown

@@ -218,6 +218,7 @@ class _Look:
     read: Callable[[Path], str | None]
     home: Path
     writable: tuple[Path, ...] = ()
+    entries: Callable[[Path], list[Path]] = lambda path: _entries(path)
 
 
 def _protect(
@@ -340,7 +341,7 @@ def _private(folders: Iterable[Path], look: _Look) -> tuple[list[ProtectedPath],
             return
         if kind != "dir" or depth > 16:
             return
-        for entry in _entries(path):
+        for entry in look.entries(path):
             if look.resolve(entry).is_relative_to(path):  # a link out is not ours to hide
                 hide(look.resolve(entry), depth + 1)
 
@@ -371,10 +372,12 @@ def derive_profile(
     hidden: Sequence[Path] | None = None,
     private: Sequence[Path] | None = None,
     others: Sequence[Path] | None = None,
+    entries: Callable[[Path], list[Path]] | None = None,
 ) -> SandboxProfile:
     """The profile for ``options``; ``probe``/``resolve``/``read`` are injectable for pure tests,
     ``sockets`` replaces :func:`container_sockets`, ``hidden`` :func:`jupyter_runtime_dirs`,
-    ``private`` :func:`engine_folders`, ``others`` :func:`other_homes`.
+    ``private`` :func:`engine_folders`, ``others`` :func:`other_homes`, ``entries`` the
+    listing of a folder.
 
     Raises :class:`SandboxError` when a protected path is a symbolic link (fail closed).
     """
@@ -388,7 +391,7 @@ def derive_profile(
     skipped = tuple(p for p in wanted if probe(p) != "dir")
     writable = _existing(dict.fromkeys([*wanted, *caches]), probe)
     writable.sort(key=lambda p: (len(p.parts), str(p)))
-    look = _Look(probe, resolve, read, home, tuple(writable))
+    look = _Look(probe, resolve, read, home, tuple(writable), entries or _entries)
 
     pinned: list[Path] = []
     protected: list[ProtectedPath] = []

@@ -26,7 +26,7 @@ from zengine_jupyter.host.sandbox._placeholders import (
     release_later,
     write_seeds,
 )
-from zengine_jupyter.host.sandbox._profile import derive_profile
+from zengine_jupyter.host.sandbox._reuse import reused_profile
 from zengine_jupyter.host.sandbox._seatbelt import build_seatbelt_argv
 from zengine_jupyter.host.sandbox._seccomp import network_off_program, program_pipe
 from zengine_jupyter.protocol import SandboxError, SandboxNotice
@@ -128,7 +128,7 @@ def plan_command(
             )
         return replace(plan, notice=notice)
     try:
-        profile = derive_profile(options)
+        profile = reused_profile(options)  # derive_profile's answer, re-checked
     except SandboxError as exc:  # a sandbox that cannot start: unconfined, and the gate asks
         return replace(plan, notice=_notice(options, exc.message, exc.hint or "", backend.name))
     return replace(plan, profile=profile, backend=backend)

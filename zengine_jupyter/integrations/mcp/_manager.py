@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from zengine_jupyter.config import data_dir
+from zengine_jupyter.integrations.mcp._deadlines import Deadlines
 from zengine_jupyter.integrations.mcp._entry import expand_env, expand_values
 from zengine_jupyter.integrations.mcp._naming import qualified_name, sanitize
 from zengine_jupyter.protocol import ConfigError, McpConnectionError, McpRequestError
@@ -89,6 +90,7 @@ class McpManager:
         self._reconnect_lock = asyncio.Lock()
         self._closed = False
         self._ever_ready = False
+        self._deadlines = Deadlines(self.options.request_timeout_s)
 
     # ------------------------------------------------------------------ state
     @property
@@ -228,10 +230,16 @@ class McpManager:
         if not conn.alive:
             conn = await self._reconnect(conn)
             retried = True
+        deadlines = self._deadlines
+        deadlines.limit_s = self.options.request_timeout_s
         while True:
             try:
-                async with asyncio.timeout(self.options.request_timeout_s):
-                    return await conn.request(call)
+                async with asyncio.timeout(None) as limit:  # the deadline: one shared timer
+                    deadlines.start(limit)
+                    try:
+                        return await conn.request(call)
+                    finally:
+                        deadlines.done(limit)
             except TimeoutError as exc:
                 raise McpRequestError(
                     self.name,

@@ -1,0 +1,147 @@
+"""Grep's reading and matching: each file read once, without following a link, and matched
+line by line with Python's ``re`` (what decides every line shown), in path order.
+
+:class:`Ahead` reads ripgrep's candidates on a worker thread while ripgrep still searches the
+other batches (``_ripgrep.py``), so the answer waits only for the last batch's candidates.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import stat
+from typing import TYPE_CHECKING
+
+from zengine_jupyter.engine.tools._base import in_thread
+
+if TYPE_CHECKING:
+    import re
+    from collections.abc import Callable
+
+    from zengine_jupyter.engine.tools._listing import Listing
+    from zengine_jupyter.engine.tools._search import GrepInput
+
+__all__ = ["AHEAD_FILES", "Ahead", "grep_files"]
+
+AHEAD_FILES = 4096
+"""Candidates Python reads while ripgrep still runs (their lines are kept until the answer)."""
+_MAX_GREP_BYTES = 8 * 1024 * 1024
+_OPEN_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
+
+_Scan = tuple[list[str], list[int]] | None
+"""A file's lines (content mode only) and its matching line numbers; None: not text."""
+
+
+class Ahead:
+    """Python's reading of ripgrep's candidates while ripgrep still reads other batches (on a
+    worker thread), up to :data:`AHEAD_FILES`; :func:`_grep` reads the rest in path order."""
+
+    def __init__(self, regex: re.Pattern[str], args: GrepInput) -> None:
+        self.regex, self.args = regex, args
+        self.done: dict[str, _Scan] = {}
+        self._room = AHEAD_FILES
+        self._work: list[asyncio.Future[None]] = []
+
+    def scan(self, reals: set[str]) -> None:
+        """Read ``reals`` (a finished run's candidates) in a thread, within the budget."""
+        batch = list(reals)[: self._room]
+        self._room -= len(batch)
+        if batch:
+            self._work.append(asyncio.ensure_future(in_thread(self._scan_all, batch)))
+
+    async def finished(self) -> None:
+        await asyncio.gather(*self._work)
+
+    def _scan_all(self, reals: list[str]) -> None:
+        for real in reals:
+            self.done[real] = _scan(real, self.regex, self.args)
+
+
+def _scan(real: str, regex: re.Pattern[str], args: GrepInput) -> _Scan:
+    text = _text_of(real)
+    if text is None:
+        return None
+    lines = text.splitlines()
+    if args.output_mode == "files_with_matches":  # the first matching line is enough
+        return [], [0] if any(map(regex.search, lines)) else []
+    hits = [i for i, line in enumerate(lines) if regex.search(line)]
+    return (lines if args.output_mode == "content" else []), hits
+
+
+def grep_files(
+    files: list[str],
+    listing: Listing,
+    ahead: Ahead,
+    args: GrepInput,
+    display: Callable[[str], str],
+) -> list[str]:
+    out: list[str] = []
+    for path in sorted(files, key=_parts):
+        real = listing.real(path)
+        scanned = ahead.done[real] if real in ahead.done else _scan(real, ahead.regex, args)
+        if scanned is None:
+            continue
+        lines, hits = scanned
+        if not hits:
+            continue
+        shown = display(path)
+        if args.output_mode == "files_with_matches":
+            out.append(shown)
+        elif args.output_mode == "count":
+            out.append(f"{shown}:{len(hits)}")
+        else:
+            out.extend(_with_context(shown, lines, hits, args.context))
+        if len(out) > args.head_limit + 1:
+            break
+    return out
+
+
+def _with_context(shown: str, lines: list[str], hits: list[int], context: int) -> list[str]:
+    keep = sorted(
+        {j for i in hits for j in range(i - context, i + context + 1) if 0 <= j < len(lines)}
+    )
+    hit_set = set(hits)
+    out, previous = [], -2
+    for j in keep:
+        if context and previous >= 0 and j != previous + 1:
+            out.append("--")
+        sep = ":" if j in hit_set else "-"
+        out.append(f"{shown}{sep}{j + 1}{sep}{lines[j][:500]}")
+        previous = j
+    return out
+
+
+def _read_all(fd: int, size: int) -> bytes:
+    """Up to ``size`` bytes, to the end of the file (no buffered file object: one read)."""
+    data = os.read(fd, size)
+    while len(data) < size:
+        more = os.read(fd, size - len(data))
+        if not more:
+            break
+        data += more
+    return data
+
+
+def _parts(path: str) -> list[str]:
+    """The order ``Path`` objects sort in (part by part), without making them."""
+    return path.split("/")
+
+
+def _text_of(path: str) -> str | None:
+    """The file's text; never through a symlink (a link swapped in after the listing)."""
+    try:
+        fd = os.open(path, _OPEN_FLAGS)  # non-blocking: a fifo swapped in must not hang us
+    except OSError:
+        return None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode) or info.st_size > _MAX_GREP_BYTES:
+            return None
+        data = _read_all(fd, info.st_size + 1)  # not a buffer of the whole limit
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    if b"\0" in data[:8192]:
+        return None
+    return data.decode("utf-8", "replace")
