@@ -70,7 +70,9 @@ class _Rig:
 
     def __init__(self) -> None:
         self.stack = contextlib.ExitStack()
-        tmp = Path(self.stack.enter_context(tempfile.TemporaryDirectory()))
+        base = Path(self.stack.enter_context(tempfile.TemporaryDirectory()))
+        tmp = base / "home"  # the data folder; the project beside it (inside, Read would ask)
+        tmp.mkdir()
         os.environ["ZENGINE_HOME"] = str(tmp)
         os.environ.setdefault("ANTHROPIC_API_KEY", "bench-key")
         self.server = self.stack.enter_context(provider_in_thread())
@@ -78,7 +80,7 @@ class _Rig:
             f'[provider]\nkind = "anthropic"\nbase_url = "{self.server.base_url}"\n'
             '[model]\nmain = "claude-sonnet-4-6"\n[permissions]\nallow = ["Bash"]\n'
         )
-        project = tmp / "p"
+        project = base / "p"
         project.mkdir()
         (project / "a.py").write_text("x = 1\n")
         self.kernel: KernelHarness = self.stack.enter_context(running_kernel(project))
