@@ -8,10 +8,9 @@ Issue 25 sets the limit as a cost on top of bare: ``true`` sandboxed with the ne
 same namespaces and filter, no mounts, no planning) so the table shows how much of the cost is
 bubblewrap's own start and how much is ours (the profile, the placeholders, the mounts).
 
-Stable on a loaded machine (as bench_mcp): one sample is ``PAIRS`` launches of ours and of the
-baseline, interleaved, keeping each side's fastest (load only ever adds time, and a launch
-preempted by another program says nothing about ours); the harness takes the median of the
-samples. The placeholders a command leaves are removed on the releaser thread after its result
+Stable on a loaded machine (``benchmarks/_pairs.py``): one sample is ``PAIRS`` launches of ours
+and of the baseline, interleaved, keeping each side's fastest; the harness takes the median of
+the samples. The placeholders a command leaves are removed on the releaser thread after its result
 (host.sandbox.settle_placeholders); each sample waits for that before it ends, outside the
 timing, so no sample pays for the one before."""
 
@@ -24,11 +23,10 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from benchmarks._harness import Benchmark
+from benchmarks._pairs import Pairs
 from zengine_jupyter.host.sandbox import (
     CommandOrigin,
     SandboxBackend,
@@ -41,39 +39,7 @@ from zengine_jupyter.host.sandbox import (
     settle_placeholders,
 )
 
-if TYPE_CHECKING:
-    from collections.abc import Callable
-
 PAIRS = 5
-
-
-class _Pairs:
-    """Interleaved launches: ``ours()`` runs a sample and returns our fastest; ``theirs()``
-    returns the baseline's fastest from the same sample."""
-
-    def __init__(self, ours: Callable[[], None], base: Callable[[], None]) -> None:
-        self._ours, self._base = ours, base
-        self._pending: float | None = None
-
-    def ours(self) -> float:
-        a: list[float] = []
-        b: list[float] = []
-        for i in range(PAIRS):
-            order = ((self._ours, a), (self._base, b))
-            for run, into in order if i % 2 == 0 else reversed(order):
-                start = time.perf_counter()
-                run()
-                into.append(time.perf_counter() - start)
-            settle_placeholders()
-        self._pending = min(b)
-        return min(a)
-
-    def theirs(self) -> float:
-        if self._pending is None:
-            self.ours()
-        taken, self._pending = self._pending, None
-        assert taken is not None
-        return taken
 
 
 def _project() -> SandboxOptions:
@@ -132,6 +98,6 @@ def benchmarks() -> list[Benchmark]:
     ]  # fmt: skip
     out = []
     for name, ours, base, over in rows:
-        pairs = _Pairs(ours, base)
+        pairs = Pairs(ours, base, PAIRS, between=settle_placeholders)
         out.append(Benchmark(name, pairs.ours, pairs.theirs, repeat=9, max_over=over))
     return out

@@ -9,7 +9,8 @@ from pathlib import Path
 
 from zengine_jupyter.host.checkpoint import ShadowRepository
 from zengine_jupyter.host.checkpoint._index import IndexEntry, index_bytes
-from zengine_jupyter.host.checkpoint._packfile import PackWriter, blob_id
+from zengine_jupyter.host.checkpoint._packfile import PackWriter, blob_id, object_id
+from zengine_jupyter.host.checkpoint._trees import write_trees
 from zengine_jupyter.protocol import CheckpointInfo
 
 
@@ -75,6 +76,11 @@ async def test_first_snapshot_matches_plain_git_and_leaves_a_clean_stat_cache(
     packs = list((shadow.paths.git_dir / "objects" / "pack").glob("*.pack"))
     assert len(packs) == 1
     shadow_git(shadow, git, "verify-pack", str(packs[0].with_suffix(".idx")))
+    # the trees are in that pack too (the one loose object is the commit) and are the ones
+    # git builds from the index written beside them
+    loose = [f"{p.parent.name}{p.name}" for p in shadow.paths.git_dir.glob("objects/??/*")]
+    assert [shadow_git(shadow, git, "cat-file", "-t", oid).strip() for oid in loose] == ["commit"]
+    assert shadow_git(shadow, git, "write-tree").strip() == tree
     # the index's stat data is what git would have written: nothing looks modified
     assert shadow_git(shadow, git, "diff-files", "--name-only") == ""
     assert shadow_git(shadow, git, "status", "--porcelain", "-uall") == ""
@@ -132,3 +138,26 @@ def test_index_entries_are_sorted_by_path_bytes_and_padded(tmp_path: Path) -> No
     first_name = data[12 + 62 : 12 + 62 + 3]
     assert first_name == b"a/b"
     assert (len(data) - 12 - 20) % 8 == 0
+
+
+def test_trees_of_a_project_nested_thousands_deep_are_built_without_recursion(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "file").write_text("x")
+    info = os.lstat(tmp_path / "file")  # a plain file: mode 100644
+    deep = b"/".join([b"d"] * 3000) + b"/f"
+    stored: list[bytes] = []
+
+    def store(data: bytes) -> bytes:
+        stored.append(data)
+        return object_id(b"tree", data)
+
+    entries = [IndexEntry(deep, info, b"\1" * 20), IndexEntry(b"top", info, b"\2" * 20)]
+    root = write_trees(entries, store)
+    assert len(stored) == 3001  # one per folder, the deepest first, the root last
+    assert stored[0] == b"100644 f\0" + b"\1" * 20
+    assert stored[1] == b"40000 d\0" + object_id(b"tree", stored[0])
+    assert (
+        stored[-1] == b"40000 d\0" + object_id(b"tree", stored[-2]) + b"100644 top\0" + b"\2" * 20
+    )
+    assert root == object_id(b"tree", stored[-1])

@@ -20,8 +20,9 @@ import asyncio
 import hashlib
 import os
 from array import array
+from collections.abc import Sequence
 from dataclasses import dataclass
-from operator import attrgetter
+from operator import attrgetter, itemgetter
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -62,12 +63,11 @@ def fingerprint_tree(root: Path) -> Fingerprint:
     hasher = hashlib.blake2b(digest_size=8)
     update = hasher.update
     count = 0
-    for prefix, rows in _walk(Path(root)):
-        count += len(rows)
+    for prefix, names, sizes, times in _walk(Path(root)):
+        count += len(names)
         # one record per folder: its path, how many files, their names, sizes and times
         # (names hold no NUL and the counts fix the arrays' lengths: nothing is ambiguous)
-        names, sizes, times = zip(*rows, strict=True)
-        update(f"{prefix}\0{len(rows)}\0".encode("utf-8", "surrogateescape"))
+        update(f"{prefix}\0{len(names)}\0".encode("utf-8", "surrogateescape"))
         update("\0".join(names).encode("utf-8", "surrogateescape"))
         update(array("q", sizes).tobytes())
         update(array("q", times).tobytes())
@@ -76,11 +76,15 @@ def fingerprint_tree(root: Path) -> Fingerprint:
 
 def fingerprinted_files(root: Path) -> list[str]:
     """The root-relative paths the fingerprint covers (the same walk), in walk order."""
-    return [prefix + name for prefix, rows in _walk(Path(root)) for name, _size, _mtime in rows]
+    return [prefix + name for prefix, names, _sizes, _times in _walk(Path(root)) for name in names]
 
 
-def _walk(root: Path) -> Iterator[tuple[str, list[tuple[str, int, int]]]]:
-    """``(prefix, rows)`` for every folder with kept files; rows are in name order."""
+_Files = Sequence[str]
+_Numbers = Sequence[int]
+
+
+def _walk(root: Path) -> Iterator[tuple[str, _Files, _Numbers, _Numbers]]:
+    """``(prefix, names, sizes, mtimes)`` for every folder with kept files, in name order."""
     base = str(root)
     # (root-relative prefix ending in "/" or "", the ignore rules of its parent)
     stack: list[tuple[str, IgnoreRules]] = [("", IgnoreRules.for_root(root))]
@@ -91,38 +95,41 @@ def _walk(root: Path) -> Iterator[tuple[str, list[tuple[str, int, int]]]]:
         except OSError:
             continue  # vanished or unreadable while we walked
         try:
-            rows = _folder_rows(fd, base, prefix, rules, stack)
+            found = _folder_files(fd, base, prefix, rules, stack)
         finally:
             os.close(fd)
-        if rows:
-            yield prefix, rows
+        if found is not None:
+            yield prefix, *found
 
 
 _DIR_FLAGS = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_CLOEXEC", 0)
 
 
-def _folder_rows(
+def _folder_files(
     fd: int,
     base: str,
     prefix: str,
     rules: IgnoreRules,
     stack: list[tuple[str, IgnoreRules]],
-) -> list[tuple[str, int, int]]:
-    """``(name, size, mtime_ns)`` of the kept files in name order; kept subfolders are pushed
-    on ``stack`` in name order (so the walk's order never depends on the listing's)."""
+) -> tuple[_Files, _Numbers, _Numbers] | None:
+    """The kept files' names, sizes and mtime_ns in name order (None: no file kept); kept
+    subfolders are pushed on ``stack`` in name order (so the walk's order never depends on
+    the listing's)."""
     try:
         entries = list(os.scandir(fd))
     except OSError:
-        return []
+        return None
     names = list(map(_name, entries))
     if prefix and ".gitignore" in names:
         rules = rules.descend(Path(base, prefix), prefix[:-1])
     matcher = rules.folder(prefix)
     dir_rules, negated = matcher.dirs, matcher.negated
     skip = matcher.ignored_files(names) if matcher.files else None
-    rows: list[tuple[str, int, int]] = []
+    kept: list[str] = []
+    sizes: list[int] = []
+    times: list[int] = []
     folders: list[str] = []
-    add = rows.append
+    keep, size, mtime = kept.append, sizes.append, times.append
     for entry in entries:
         name = entry.name
         try:
@@ -144,12 +151,18 @@ def _folder_rows(
             info = entry.stat(follow_symlinks=False)
         except OSError:
             continue  # vanished while we walked
-        add((name, info.st_size, info.st_mtime_ns))
+        keep(name)
+        size(info.st_size)
+        mtime(info.st_mtime_ns)
     if folders:
         folders.sort(reverse=True)  # popped last first: the walk visits them in name order
         stack.extend((f"{prefix}{name}/", rules) for name in folders)
-    rows.sort()
-    return rows
+    if len(kept) < 2:
+        return (kept, sizes, times) if kept else None
+    # name order without a tuple per file: the indices sorted by name (string keys take
+    # the sort's fast path), then each column picked in that order
+    pick = itemgetter(*sorted(range(len(kept)), key=kept.__getitem__))
+    return pick(kept), pick(sizes), pick(times)
 
 
 async def workspace_fingerprint(root: Path) -> Fingerprint:

@@ -193,8 +193,10 @@ class FolderMatcher:
     """``files``, but matching whole lines of a newline-joined list of names."""
     literals: frozenset[str] | None = None
     suffixes: tuple[str, ...] = ()
-    """Set instead of ``lines`` when every file rule is a plain name or ``*suffix`` and none
-    is negated (the common case): matched with set and ``str.endswith`` operations."""
+    """Set instead of ``lines`` when every file rule is a plain name or ``*suffix`` (the
+    common case, ``!keep.log`` included): set and ``str.endswith`` operations find the names
+    some rule names; with a negated rule among them, ``files`` then decides each of those few
+    (the last matching line wins), never the whole folder's list."""
 
     def ignored_files(self, names: list[str]) -> set[str]:
         """Which of ``names`` (files) are ignored: set operations, else one regex pass."""
@@ -203,8 +205,14 @@ class FolderMatcher:
         if self.literals is not None:
             hits = set(self.literals.intersection(names))
             if self.suffixes:
-                ends = self.suffixes
-                hits.update([name for name in names if name.endswith(ends)])
+                # only the suffixes some name ends with (a substring search each: most
+                # folders have none, and a name-by-name test cost as much as the stats)
+                joined = "\n".join(names) + "\n"
+                ends = tuple(end for end in self.suffixes if end + "\n" in joined)
+                if ends:
+                    hits.update([name for name in names if name.endswith(ends)])
+            if self.negated and hits:
+                return {name for name in hits if self.ignored(name, False)}
             return hits
         joined = "\n".join(names)
         if self.lines is None or joined.count("\n") != len(names) - 1:
@@ -245,7 +253,7 @@ def _matcher(rules: tuple[_Rule, ...]) -> FolderMatcher:
             negated.add(group)
     lines = "|".join(files).replace("[^/]", "[^/\n]")
     file_rules = [r for r in rules if not r.dir_only]
-    simple = not negated and all(_WILD.search(r.glob.removeprefix("*")) is None for r in file_rules)
+    simple = all(_WILD.search(r.glob.removeprefix("*")) is None for r in file_rules)
     matcher = FolderMatcher(
         re.compile("|".join(files)) if files else None,
         re.compile("|".join(dirs)),

@@ -1,12 +1,12 @@
-"""Write blobs into one git pack (version 2) and its index (``.idx`` version 2), in Python.
+"""Write blobs and trees into one git pack (version 2) and its index (``.idx`` version 2).
 
 Git names and checks objects with a collision-detecting SHA-1 that costs several times the
 plain SHA-1 OpenSSL computes; for the first snapshot of a big project (every file new) the
 objects are hashed here with ``hashlib`` and deflated with ``zlib`` (level 1, as git's loose
 objects), both outside the GIL. The formats are git's ``Documentation/gitformat-pack.txt``:
 
-* pack: ``PACK``, version 2, object count; per object a type-and-size header (type 3, a blob)
-  and the zlib stream of its content; the SHA-1 of everything before it.
+* pack: ``PACK``, version 2, object count; per object a type-and-size header (type 3, a blob;
+  2, a tree) and the zlib stream of its content; the SHA-1 of everything before it.
 * idx: ``\\377tOc``, version 2, a fan-out table of 256 counts, the sorted object ids, the CRC-32
   of each object's packed bytes, 31-bit offsets (or indices into a table of 64-bit offsets),
   the pack's checksum, then the SHA-1 of the idx itself.
@@ -29,22 +29,27 @@ from zengine_jupyter.config import PRIVATE_FILE_MODE, open_private, private_dir
 if TYPE_CHECKING:
     from pathlib import Path
 
-__all__ = ["PackWriter", "blob_id"]
+__all__ = ["PackWriter", "blob_id", "object_id"]
 
-_BLOB = 3
+_TYPES = {b"tree": 2, b"blob": 3}
 _LEVEL = 1
 
 
-def blob_id(data: bytes) -> bytes:
-    """The 20-byte object id git gives a blob holding ``data``."""
-    digest = hashlib.sha1(b"blob %d\0" % len(data), usedforsecurity=False)
+def object_id(kind: bytes, data: bytes) -> bytes:
+    """The 20-byte object id git gives an object of ``kind`` (``b"blob"``, ``b"tree"``)."""
+    digest = hashlib.sha1(b"%s %d\0" % (kind, len(data)), usedforsecurity=False)
     digest.update(data)
     return digest.digest()
 
 
-def _object_header(size: int) -> bytes:
+def blob_id(data: bytes) -> bytes:
+    """The 20-byte object id git gives a blob holding ``data``."""
+    return object_id(b"blob", data)
+
+
+def _object_header(kind: bytes, size: int) -> bytes:
     out = bytearray()
-    byte = (_BLOB << 4) | (size & 0x0F)
+    byte = (_TYPES[kind] << 4) | (size & 0x0F)
     size >>= 4
     while size:
         out.append(byte | 0x80)
@@ -55,9 +60,9 @@ def _object_header(size: int) -> bytes:
 
 
 class PackWriter:
-    """Blobs appended one by one to a new pack in ``pack_dir``; :meth:`finish` publishes it.
+    """Objects appended one by one to a new pack in ``pack_dir``; :meth:`finish` publishes it.
 
-    Not thread-safe: one thread writes. Identical contents are stored once.
+    Not thread-safe: one thread writes. Identical objects are stored once.
     """
 
     def __init__(self, pack_dir: Path) -> None:
@@ -71,12 +76,12 @@ class PackWriter:
         self._objects: dict[bytes, tuple[int, int]] = {}
         """object id -> (offset, crc32 of its packed bytes)"""
 
-    def add(self, data: bytes) -> bytes:
-        """Store ``data`` as a blob (once per content); its object id."""
-        oid = blob_id(data)
+    def add(self, data: bytes, kind: bytes = b"blob") -> bytes:
+        """Store ``data`` as an object of ``kind`` (once per content); its object id."""
+        oid = object_id(kind, data)
         if oid in self._objects:
             return oid
-        header = _object_header(len(data))
+        header = _object_header(kind, len(data))
         body = zlib.compress(data, _LEVEL)
         self._objects[oid] = (self._offset, zlib.crc32(body, zlib.crc32(header)))
         self._file.write(header)

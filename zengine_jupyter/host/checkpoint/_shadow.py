@@ -207,17 +207,21 @@ class ShadowRepository:
     async def _commit(self, scan: Scan, message: str) -> CheckpointInfo:
         started = time.perf_counter()
         scan.not_stored.sort(key=lambda n: n.path)  # one order, whichever step found them
+        tree: str | None = None
         if read_index_count(self.paths.index_file) == 0 and scan.update:
-            # the first snapshot (or the first after an empty one): one pack, our own index
+            # the first snapshot (or the first after an empty one): one pack with its trees,
+            # our own index
             stored = await store_first(self, scan.update)
             scan.not_stored = sorted([*scan.not_stored, *stored.not_stored], key=lambda n: n.path)
             self.last_steps.update(stored.steps)
+            tree = stored.tree
         else:
             await self._update_index(scan)
             self.last_steps["update-index"] = time.perf_counter() - started
-        started = time.perf_counter()
-        tree = (await self.git("write-tree")).decode().strip()
-        self.last_steps["write-tree"] = time.perf_counter() - started
+        if tree is None:
+            started = time.perf_counter()
+            tree = (await self.git("write-tree")).decode().strip()
+            self.last_steps["write-tree"] = time.perf_counter() - started
         started = time.perf_counter()
         head = await self._read_head()  # under the lock: another process may have moved it
         if head is not None and head[1] == tree:
