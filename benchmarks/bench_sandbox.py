@@ -65,12 +65,15 @@ def _bare(argv: list[str], cwd: Path) -> None:
 
 
 def _bwrap_alone(backend: SandboxBackend, argv: list[str], cwd: Path) -> None:
-    """bubblewrap with the isolation flags and the seccomp filter, nothing else."""
+    """bubblewrap with the sandbox's isolation and none of its mounts: the read-only root, a
+    private /dev and /proc, the pid, IPC and network namespaces, the seccomp filter (the same
+    flags as ``build_bwrap_argv``, so this row is the floor of any profile)."""
     assert backend.program is not None
     fd = program_pipe(network_off_program(backend.machine))
     try:
-        flags = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--unshare-all"]
-        flags += ["--die-with-parent", "--new-session", "--cap-drop", "ALL", "--seccomp", str(fd)]
+        flags = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
+        flags += ["--unshare-pid", "--unshare-ipc", "--die-with-parent", "--new-session"]
+        flags += ["--cap-drop", "ALL", "--unshare-net", "--seccomp", str(fd)]
         subprocess.run([backend.program, *flags, "--", *argv], pass_fds=(fd,), cwd=cwd, check=True)
     finally:
         os.close(fd)

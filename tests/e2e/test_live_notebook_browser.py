@@ -14,7 +14,6 @@ being in the notebook is printed (and the whole time from the user's Enter).
 from __future__ import annotations
 
 import ast
-import contextlib
 import json
 import time
 from collections.abc import Iterator
@@ -32,6 +31,7 @@ from zengine_jupyter.testing import (
 )
 from zengine_jupyter.testing.components import require_component
 from zengine_jupyter.testing.lab import LabServer, chromium_page, running_lab
+from zengine_jupyter.testing.lab_views import open_panel
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow, pytest.mark.timeout(300)]
 
@@ -78,8 +78,6 @@ def lab(tmp_path_factory: pytest.TempPathFactory, provider: ProviderServer) -> I
 
 @pytest.fixture(scope="module")
 def page(lab: LabServer) -> Iterator[Any]:
-    from playwright.sync_api import TimeoutError as PlaywrightTimeout
-
     with chromium_page(ARTIFACTS, size=(1500, 1100), timeout_ms=WAIT_MS, last="last.png") as tab:
         console: list[str] = []
         tab.on("console", lambda m: console.append(f"{m.type}: {m.text}"))
@@ -87,10 +85,7 @@ def page(lab: LabServer) -> Iterator[Any]:
         tab.console_lines = console
         tab.goto(lab.lab_url(NOTEBOOK))
         tab.wait_for_selector(".jp-Notebook .jp-Cell")
-        with contextlib.suppress(PlaywrightTimeout):  # a "Select Kernel" dialog, sometimes
-            tab.locator(".jp-Dialog .jp-mod-accept").click(timeout=3_000)
-        tab.locator('.jp-SideBar.jp-mod-right .lm-TabBar-tab[data-id="zengine-panel"]').click()
-        tab.wait_for_selector(f'{PANEL}[data-state="connected"][data-subscribed="true"]')
+        open_panel(tab, dismiss_kernel_dialog=True)  # a "Select Kernel" dialog, sometimes
         yield tab
 
 

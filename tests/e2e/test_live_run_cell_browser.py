@@ -35,7 +35,7 @@ from zengine_jupyter.testing import (
 )
 from zengine_jupyter.testing.components import require_component
 from zengine_jupyter.testing.lab import LabServer, chromium_page, running_lab
-from zengine_jupyter.testing.lab_views import run_cell, set_panel_width
+from zengine_jupyter.testing.lab_views import open_panel, run_cell, set_panel_width
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow, pytest.mark.timeout(420)]
 
@@ -122,8 +122,6 @@ def lab(
 
 @pytest.fixture(scope="module")
 def page(lab: LabServer) -> Iterator[Any]:
-    from playwright.sync_api import TimeoutError as PlaywrightTimeout
-
     with chromium_page(ARTIFACTS, size=(1400, 900), timeout_ms=WAIT_MS, last="last.png") as tab:
         console: list[str] = []
         tab.on("console", lambda m: console.append(f"{m.type}: {m.text}"))
@@ -131,10 +129,7 @@ def page(lab: LabServer) -> Iterator[Any]:
         tab.console_lines = console
         tab.goto(lab.lab_url(NOTEBOOK))
         tab.wait_for_selector(".jp-Notebook .jp-Cell")
-        with contextlib.suppress(PlaywrightTimeout):  # a "Select Kernel" dialog, sometimes
-            tab.locator(".jp-Dialog .jp-mod-accept").click(timeout=3_000)
-        tab.locator('.jp-SideBar.jp-mod-right .lm-TabBar-tab[data-id="zengine-panel"]').click()
-        tab.wait_for_selector(f'{PANEL}[data-state="connected"][data-subscribed="true"]')
+        open_panel(tab, dismiss_kernel_dialog=True)  # a "Select Kernel" dialog, sometimes
         try:
             yield tab
         except Exception:
