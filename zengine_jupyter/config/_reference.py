@@ -9,6 +9,7 @@ from __future__ import annotations
 import ast
 import functools
 import inspect
+import itertools
 import json
 import textwrap
 import types
@@ -104,7 +105,7 @@ def _class_docs(cls: type) -> dict[str, str]:
         return {}
     body = next((n.body for n in tree.body if isinstance(n, ast.ClassDef)), [])
     docs: dict[str, str] = {}
-    for node, after in zip(body, body[1:], strict=False):
+    for node, after in itertools.pairwise(body):
         if (isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name)
                 and isinstance(after, ast.Expr) and isinstance(after.value, ast.Constant)
                 and isinstance(after.value.value, str)):  # fmt: skip
