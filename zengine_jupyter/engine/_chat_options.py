@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Literal
 
 from zengine_jupyter.config import PERMISSION_MODES, aload_settings
 from zengine_jupyter.engine._wiring import provider_options
-from zengine_jupyter.llm import REPLAY_MODEL, FailingClient, ProviderClient, ReplayClient
+from zengine_jupyter.llm import FailingClient, ProviderClient
 from zengine_jupyter.protocol import ChatOptions, ProviderError, ProviderState
 
 if TYPE_CHECKING:
@@ -65,6 +65,8 @@ async def chat_options(root: Path, session: Session | None) -> ChatOptions:
 
 
 def _state_of(session: Session) -> tuple[str, ProviderState]:
+    from zengine_jupyter.llm import REPLAY_MODEL, ReplayClient  # not with /mode (a first turn's)
+
     client = session.client
     if isinstance(client, ReplayClient):
         return REPLAY_MODEL, _replay(str(client.cassette))
@@ -85,6 +87,7 @@ def _state_of(session: Session) -> tuple[str, ProviderState]:
 
 async def _state_without_chat(root: Path) -> tuple[str, ProviderState]:
     from zengine_jupyter.engine._setup import setup_state  # not with /mode (a first turn's)
+    from zengine_jupyter.llm import REPLAY_MODEL
 
     current = await setup_state(root)
     if current.provider == "replay":
@@ -113,6 +116,8 @@ async def _models(
     state: ProviderState, model: str, root: Path, session: Session | None
 ) -> tuple[list[str], str]:
     if state.kind == "replay":
+        from zengine_jupyter.llm import REPLAY_MODEL
+
         return [REPLAY_MODEL], "a recording: its answers are fixed"
     if state.kind == "unconfigured" or state.provider is None:
         return [model] if model else [], "no provider is configured"

@@ -26,7 +26,6 @@ from zengine_jupyter.llm._connect import no_key_hint
 from zengine_jupyter.llm._cost import CostMeter, Pricer, check_cost_cap
 from zengine_jupyter.llm._endpoint import DEFAULT_MODELS, OPENAI_URL, CallSpec, detect_endpoint
 from zengine_jupyter.llm._keys import AuthStore, provider_key_var, resolve_key
-from zengine_jupyter.llm._replay import RecordingClient, ReplayClient
 from zengine_jupyter.llm.anthropic import AnthropicAdapter
 from zengine_jupyter.llm.openai import OpenAIAdapter
 from zengine_jupyter.protocol import (
@@ -267,6 +266,8 @@ def build_client(
     the cassette; kind ``auto`` with a cassette, no base URL and no key for the default
     endpoint: the cassette too; otherwise the live one. Without a model and a base URL, an
     OpenAI key alone (no Anthropic one) picks OpenAI's endpoint."""
+    from zengine_jupyter.llm._replay import RecordingClient, ReplayClient  # cassettes only
+
     deps = deps or ClientDeps()
     if options.invalid:
         return FailingClient(ProviderSetupError(
