@@ -266,8 +266,6 @@ def build_client(
     the cassette; kind ``auto`` with a cassette, no base URL and no key for the default
     endpoint: the cassette too; otherwise the live one. Without a model and a base URL, an
     OpenAI key alone (no Anthropic one) picks OpenAI's endpoint."""
-    from zengine_jupyter.llm._replay import RecordingClient, ReplayClient  # cassettes only
-
     deps = deps or ClientDeps()
     if options.invalid:
         return FailingClient(ProviderSetupError(
@@ -281,7 +279,7 @@ def build_client(
                 "provider.kind is replay but no cassette is set",
                 hint="set ZENGINE_CASSETTE (provider.cassette) to a recorded session",
             ))  # fmt: skip
-        return ReplayClient(Path(options.cassette).expanduser(), deps.meter)
+        return _replay(Path(options.cassette).expanduser(), deps)
     default_endpoint = options.kind == "auto" and not (options.base_url or "").strip()
     if (
         default_endpoint
@@ -292,12 +290,20 @@ def build_client(
         options = replace(options, base_url=OPENAI_URL)
     client = _live(options, chosen, deps)
     if options.record and isinstance(client, ProviderClient):
+        from zengine_jupyter.llm._replay import RecordingClient  # imported with a cassette only
+
         host = client.adapter.endpoint.host
         return RecordingClient(client, Path(options.record).expanduser(), host, client.models[0])
     no_key = isinstance(client, FailingClient)
     if default_endpoint and no_key and options.cassette and not options.record:
-        return ReplayClient(Path(options.cassette).expanduser(), deps.meter)
+        return _replay(Path(options.cassette).expanduser(), deps)
     return client
+
+
+def _replay(cassette: Path, deps: ClientDeps) -> ModelClient:
+    from zengine_jupyter.llm._replay import ReplayClient  # imported with a cassette only
+
+    return ReplayClient(cassette, deps.meter)
 
 
 ANTHROPIC_HOST = "api.anthropic.com"
