@@ -309,6 +309,10 @@ class Session:
         for extension in self.extensions:
             await extension.before_first_request(self, turn_id)
 
+    async def _before_first_tool(self, turn_id: str) -> None:
+        for extension in self.extensions:
+            await extension.before_first_tool(self, turn_id)
+
     async def _at_stop(self, outcome: TurnOutcome) -> str | None:
         for extension in self.extensions:
             if (more := await extension.at_stop(self, outcome)) is not None:
@@ -453,6 +457,7 @@ class Session:
                 at_stop=self._at_stop,
                 context=TurnContext(self, text, turn_id),
                 before_first=functools.partial(self._before_first_request, turn_id),
+                before_tools=functools.partial(self._before_first_tool, turn_id),
             )
             self._task = asyncio.create_task(runner.run(text, images),
                                              name=f"zengine-turn-{turn_id}")  # fmt: skip
