@@ -20,7 +20,7 @@ from zengine_jupyter.config import TrustStore
 from zengine_jupyter.engine import Session, SessionOptions
 from zengine_jupyter.engine.tools import ShellRunner
 from zengine_jupyter.engine.verify import ShellCheckRunner, VerificationExtension
-from zengine_jupyter.host import Fingerprint
+from zengine_jupyter.host import Fingerprint, workspace_fingerprint
 from zengine_jupyter.protocol import (
     CheckRecorded,
     CheckSpec,
@@ -352,10 +352,7 @@ async def test_the_baseline_is_walked_beside_the_request_but_before_the_first_to
     command that writes a file (no ``changed_paths``) still counts as a change. The walk here
     first waits (up to 2 s) for the command's file: it can only appear if the command ran
     before the baseline was done, and then the badge would say that nothing changed."""
-    from zengine_jupyter.engine.verify import _extension as verify_extension
-
     walked: list[bool] = []
-    real = verify_extension.workspace_fingerprint
 
     async def slow_walk(root: Path) -> Fingerprint:
         if not walked:  # the baseline's walk (the stop's own walk is not delayed)
@@ -364,9 +361,10 @@ async def test_the_baseline_is_walked_beside_the_request_but_before_the_first_to
                     break
                 await asyncio.sleep(0.05)
         walked.append((root / "made.txt").exists())
-        return await real(root)
+        return await workspace_fingerprint(root)
 
-    monkeypatch.setattr(verify_extension, "workspace_fingerprint", slow_walk)
+    where = "zengine_jupyter.engine.verify._extension.workspace_fingerprint"
+    monkeypatch.setattr(where, slow_walk)
     project = tmp_path / "plain"
     project.mkdir()
     (project / "notes.txt").write_text("hello\n")
