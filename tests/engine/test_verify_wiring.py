@@ -8,6 +8,7 @@ runs; a Bash test run is not evidence while a Verify run is recorded and replaye
 
 from __future__ import annotations
 
+import asyncio
 import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -19,6 +20,7 @@ from zengine_jupyter.config import TrustStore
 from zengine_jupyter.engine import Session, SessionOptions
 from zengine_jupyter.engine.tools import ShellRunner
 from zengine_jupyter.engine.verify import ShellCheckRunner, VerificationExtension
+from zengine_jupyter.host import Fingerprint, workspace_fingerprint
 from zengine_jupyter.protocol import (
     CheckRecorded,
     CheckSpec,
@@ -340,3 +342,43 @@ async def test_shell_runner_runs_in_the_check_folder_with_a_deadline(tmp_path: P
     assert stopped.exit_code is None
     assert "[stopped: still running after 0.3 s]" in stopped.output_tail
     await shells.aclose()
+
+
+async def test_the_baseline_is_walked_beside_the_request_but_before_the_first_tool(
+    tmp_path: Path, provider: ProviderServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The turn's baseline fingerprint is walked while the first request goes out (issue 25:
+    off the request's path), but always finished before the first tool call runs: a Bash
+    command that writes a file (no ``changed_paths``) still counts as a change. The walk here
+    first waits (up to 2 s) for the command's file: it can only appear if the command ran
+    before the baseline was done, and then the badge would say that nothing changed."""
+    walked: list[bool] = []
+
+    async def slow_walk(root: Path) -> Fingerprint:
+        if not walked:  # the baseline's walk (the stop's own walk is not delayed)
+            for _ in range(40):
+                if (root / "made.txt").exists():
+                    break
+                await asyncio.sleep(0.05)
+        walked.append((root / "made.txt").exists())
+        return await workspace_fingerprint(root)
+
+    where = "zengine_jupyter.engine.verify._extension.workspace_fingerprint"
+    monkeypatch.setattr(where, slow_walk)
+    project = tmp_path / "plain"
+    project.mkdir()
+    (project / "notes.txt").write_text("hello\n")
+    provider.add(
+        Reply(tool_calls=(ScriptedToolCall("Bash", {"command": "echo x > made.txt"}),)),
+        Reply(text=("Made it.",)),
+    )
+    session, _ = await open_chat(project)
+    sub = session.subscribe()
+    outcome = await session.submit("make a file")
+    assert outcome.status == "completed"
+    assert (project / "made.txt").read_text() == "x\n"
+    events = await drain(session, sub)
+    assert walked[0] is False  # the baseline saw the project before the command ran
+    badges = [(e.badge, e.reason) for e in events if isinstance(e, VerificationChanged)]
+    assert badges, "no badge"
+    assert badges[-1][0] != "not_applicable", badges  # the command's file is a change

@@ -44,7 +44,7 @@ controller_for(get_ipython()).extensions.append(BoomExtension)
 
 _PROBE = """
 import asyncio, json, os
-from ipywidgets.widgets import widget as _wmod
+from zengine_jupyter.kernel._widget import open_widgets
 _ip = get_ipython()
 
 def _ppid(pid):
@@ -60,8 +60,8 @@ print(json.dumps({
     "targets": sorted(_ip.kernel.comm_manager.targets),
     "tasks": sorted(t.get_name() for t in asyncio.all_tasks()
                     if t.get_name().startswith("zengine")),
-    "widgets": [type(w).__name__ for w in _wmod._instances.values()
-                if type(w).__name__ == "TurnWidget"],
+    "widgets": [w.model_id for w in open_widgets()],
+    "comms": sorted(_ip.kernel.comm_manager.comms),
     "children": [p for p in os.listdir("/proc") if p.isdigit() and _ppid(p) == str(os.getpid())],
 }))
 """
@@ -105,12 +105,14 @@ def test_failures_render_in_the_widget_and_unload_load_leaves_nothing(
     kernel.widget_messages(widget_id(pending), has_event("approval_requested"))
     during = json_of_cell(kernel, _PROBE)
     assert "zengine-agent-turn" in during["tasks"]
-    assert during["widgets"]
+    assert widget_id(pending) in during["widgets"]
+    assert widget_id(pending) in during["comms"]
 
     assert kernel.execute("%unload_ext zengine").status == "ok"
     after = json_of_cell(kernel, _PROBE)  # unload waited for the turn and the chats to close
     assert after["tasks"] == []
     assert after["widgets"] == []
+    assert widget_id(pending) not in after["comms"]  # its comm closed too
     assert "zengine" not in after["targets"]
     assert "agent" not in after["cell"]
     assert "agent" not in after["line"]

@@ -6,7 +6,12 @@
 
 from __future__ import annotations
 
+import ast
+import functools
+import inspect
+import itertools
 import json
+import textwrap
 import types
 import typing
 from typing import Any, Literal, get_args, get_origin
@@ -87,13 +92,40 @@ def _trust_rule(path: Path_) -> str:
     return "?"
 
 
-def _describe(field: FieldInfo) -> str:
-    return " ".join((field.description or "").split()).replace("|", "\\|")
+def _describe(field: FieldInfo, doc: str | None = None) -> str:
+    return " ".join((field.description or doc or "").split()).replace("|", "\\|")
+
+
+@functools.cache
+def _class_docs(cls: type) -> dict[str, str]:
+    """The docstrings under ``cls``'s own annotated attributes (``name: T`` then a string)."""
+    try:
+        tree = ast.parse(textwrap.dedent(inspect.getsource(cls)))
+    except (OSError, TypeError):  # no source (a frozen build): the reference says less
+        return {}
+    body = next((n.body for n in tree.body if isinstance(n, ast.ClassDef)), [])
+    docs: dict[str, str] = {}
+    for node, after in itertools.pairwise(body):
+        if (isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name)
+                and isinstance(after, ast.Expr) and isinstance(after.value, ast.Constant)
+                and isinstance(after.value.value, str)):  # fmt: skip
+            docs[node.target.id] = inspect.cleandoc(after.value.value)
+    return docs
+
+
+def _field_docs(model: type[BaseModel]) -> dict[str, str]:
+    """The attribute docstrings of ``model``'s keys, a subclass's over its bases'."""
+    docs: dict[str, str] = {}
+    for cls in reversed(model.__mro__):
+        if isinstance(cls, type) and issubclass(cls, BaseModel) and cls is not BaseModel:
+            docs.update(_class_docs(cls))
+    return docs
 
 
 def _rows(model: type[BaseModel], path: Path_, shown: str, merge: str | None = None) -> list[str]:
     """Rows for every key of ``model``; ``merge`` overrides the merge rule (keys of an entry)."""
     rows: list[str] = []
+    docs = _field_docs(model)
     for name, field in model.model_fields.items():
         here, key = (*path, name), f"{shown}.{name}" if shown else name
         annotation = field.annotation
@@ -103,7 +135,8 @@ def _rows(model: type[BaseModel], path: Path_, shown: str, merge: str | None = N
             continue
         rows.append(
             f"| `{key}` | {_type_name(annotation)} | {_default(field)} "
-            f"| {merge or _merge_rule(here)} | {_trust_rule(here)} | {_describe(field)} |"
+            f"| {merge or _merge_rule(here)} | {_trust_rule(here)} "
+            f"| {_describe(field, docs.get(name))} |"
         )
         if nested is not None:
             inner = f"{key}[]" if get_origin(annotation) is list else f"{key}.NAME"
@@ -121,11 +154,12 @@ def _nested_model(annotation: Any) -> type[BaseModel] | None:
 def render_reference() -> str:
     """Markdown tables of every key, one per top-level table, with type, default and rules."""
     out: list[str] = [BEGIN, ""]
+    docs = _field_docs(Settings)
     for name, field in Settings.model_fields.items():
         out += [
             f"### `{name}`",
             "",
-            _describe(field),
+            _describe(field, docs.get(name)),
             "",
             "| key | type | default | across layers | untrusted project | meaning |",
             "|---|---|---|---|---|---|",

@@ -53,11 +53,13 @@ def expand_env_refs(value: str, environ: Mapping[str, str], *, where: str) -> st
 
 
 class StrictModel(BaseModel):
-    """Base of every settings table: unknown keys and wrong types are errors, never coerced."""
+    """Base of every settings table: unknown keys and wrong types are errors, never coerced.
 
-    model_config = ConfigDict(
-        extra="forbid", strict=True, frozen=True, use_attribute_docstrings=True
-    )
+    The keys' docstrings are not read into the fields here (``use_attribute_docstrings`` parses
+    every class's source: a tenth of a first ``%%agent`` turn); the settings reference reads
+    them itself (``_reference.py``)."""
+
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
 
 
 Command = str | list[str]

@@ -14,9 +14,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Literal
 
 from zengine_jupyter.config import PERMISSION_MODES, aload_settings
-from zengine_jupyter.engine._setup import _provider_of, setup_models, setup_state
 from zengine_jupyter.engine._wiring import provider_options
-from zengine_jupyter.llm import REPLAY_MODEL, FailingClient, ProviderClient, ReplayClient
+from zengine_jupyter.llm import FailingClient, ProviderClient
 from zengine_jupyter.protocol import ChatOptions, ProviderError, ProviderState
 
 if TYPE_CHECKING:
@@ -66,6 +65,8 @@ async def chat_options(root: Path, session: Session | None) -> ChatOptions:
 
 
 def _state_of(session: Session) -> tuple[str, ProviderState]:
+    from zengine_jupyter.llm import REPLAY_MODEL, ReplayClient  # not with /mode (a first turn's)
+
     client = session.client
     if isinstance(client, ReplayClient):
         return REPLAY_MODEL, _replay(str(client.cassette))
@@ -85,6 +86,9 @@ def _state_of(session: Session) -> tuple[str, ProviderState]:
 
 
 async def _state_without_chat(root: Path) -> tuple[str, ProviderState]:
+    from zengine_jupyter.engine._setup import setup_state  # not with /mode (a first turn's)
+    from zengine_jupyter.llm import REPLAY_MODEL
+
     current = await setup_state(root)
     if current.provider == "replay":
         return REPLAY_MODEL, _replay(current.recording or "")
@@ -112,6 +116,8 @@ async def _models(
     state: ProviderState, model: str, root: Path, session: Session | None
 ) -> tuple[list[str], str]:
     if state.kind == "replay":
+        from zengine_jupyter.llm import REPLAY_MODEL
+
         return [REPLAY_MODEL], "a recording: its answers are fixed"
     if state.kind == "unconfigured" or state.provider is None:
         return [model] if model else [], "no provider is configured"
@@ -121,6 +127,8 @@ async def _models(
         loaded = await aload_settings(root)
         options = provider_options(loaded.settings, loaded.provider_issues)
         kind, base_url = options.kind, options.base_url
+    from zengine_jupyter.engine._setup import _provider_of, setup_models
+
     provider = _provider_of(kind, base_url, state.provider)
     try:
         infos, note = await setup_models(provider, base_url)

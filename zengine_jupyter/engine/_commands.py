@@ -24,7 +24,7 @@ from zengine_jupyter.engine._compaction import compact_now
 from zengine_jupyter.engine._extension import CommandResult
 from zengine_jupyter.engine._model_info import describe_model
 from zengine_jupyter.engine._titles import rename
-from zengine_jupyter.llm import PRICE_UNKNOWN, REPLAY_MODEL, ReplayClient
+from zengine_jupyter.llm import PRICE_UNKNOWN
 from zengine_jupyter.protocol import Effort, ModeChangeRecord, ModelChangeRecord
 from zengine_jupyter.store import SessionStore
 
@@ -76,6 +76,8 @@ async def _mode(session: Session, args: str) -> CommandResult:
 async def _model(session: Session, args: str) -> CommandResult:
     wanted = args.strip()
     if not wanted:
+        from zengine_jupyter.llm import REPLAY_MODEL, ReplayClient  # not with a first turn
+
         if isinstance(session.client, ReplayClient):  # no model: a recording
             return CommandResult(f"model: {REPLAY_MODEL} ({session.client.notice})")
         return CommandResult(describe_model(session))

@@ -5,8 +5,10 @@ opens (``start``), add text to a tool's result (``after_tool``: language-server 
 a write), send something back to the model when it wants to stop (``at_stop``: verification
 modes), add tools or a reminder to each request (``request_tools`` / ``reminder``: deferred MCP
 tools), wait before a turn's first request (``before_first_request``: MCP servers still
-starting), follow a settings reload (``reload``), and must release what it started in
-``aclose``. Extensions live in their own modules and are listed in :data:`EXTENSIONS`.
+starting) or before its first tool call (``before_first_tool``: work begun at ``turn_started``
+that must see the files as the turn found them, done while the request goes out), follow a
+settings reload (``reload``), and must release what it started in ``aclose``. Extensions live
+in their own modules and are listed in :data:`EXTENSIONS`.
 """
 
 from __future__ import annotations
@@ -69,6 +71,12 @@ class SessionExtension:
     async def before_first_request(self, session: Session, turn_id: str) -> None:
         """In the turn (its start is journaled, an interrupt stops it), before its first model
         request: e.g. wait, bounded, for MCP servers still starting."""
+
+    async def before_first_tool(self, session: Session, turn_id: str) -> None:
+        """In the turn, after its checkpoint and before its first tool call runs: finish what
+        must see the files as the turn found them (the verification baseline, started at
+        ``turn_started`` and computed while the first request goes out). A turn without tool
+        calls never gets here (``at_stop`` does)."""
 
     async def after_tool(
         self, session: Session, call: RecordedToolCall, tool: Tool[Any], output: ToolOutput

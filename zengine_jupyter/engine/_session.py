@@ -149,6 +149,7 @@ class Session:
         self._live = LiveSettings(self.root, self.environ)
         self.created = False
         """This open created the chat (:func:`close_discarding_unused` may delete it)."""
+        self._preparing: asyncio.Task[None] | None = None
 
     # ------------------------------------------------------------------ opening
     @classmethod
@@ -211,6 +212,7 @@ class Session:
         )
         session.created = options.session_id is None
         session.tools["Task"] = TaskTool(session)
+        session._prepare_client()
         if options.mode and options.mode != state.mode:
             writer.append(ModeChangeRecord(mode=options.mode))
         session._announce()
@@ -219,6 +221,17 @@ class Session:
             await extension.start(session)
         await session._hook("session_start")
         return session
+
+    def _prepare_client(self) -> None:
+        """Make the model client's connection pool (its CA bundle: tens of ms, in a thread)
+        while the chat opens and the first request is built, not after; the first request
+        waits for it if it is not done (the pool is made once)."""
+        if not isinstance(self.client, ProviderClient):
+            return
+        task = asyncio.get_running_loop().create_task(self.client.prepare(),
+                                                      name="zengine-client-prepare")  # fmt: skip
+        task.add_done_callback(_retrieved)  # a failure is the first request's to report
+        self._preparing = task
 
     # ------------------------------------------------------------------ settings
     async def set_provider(self, provider: ProviderOptions) -> None:
@@ -230,6 +243,8 @@ class Session:
     async def use_provider(self, provider: ProviderOptions) -> None:
         """:meth:`set_provider` for a caller that holds the chat idle (a settings reload)."""
         self.provider = provider
+        if self._preparing is not None:  # its pool is closed with it, not left behind
+            await asyncio.gather(self._preparing, return_exceptions=True)
         if self._client_is_ours:
             await self.client.aclose()
             deps = client_deps(self.settings.settings, self.meter, self.catalog)
@@ -293,6 +308,10 @@ class Session:
     async def _before_first_request(self, turn_id: str) -> None:
         for extension in self.extensions:
             await extension.before_first_request(self, turn_id)
+
+    async def _before_first_tool(self, turn_id: str) -> None:
+        for extension in self.extensions:
+            await extension.before_first_tool(self, turn_id)
 
     async def _at_stop(self, outcome: TurnOutcome) -> str | None:
         for extension in self.extensions:
@@ -438,6 +457,7 @@ class Session:
                 at_stop=self._at_stop,
                 context=TurnContext(self, text, turn_id),
                 before_first=functools.partial(self._before_first_request, turn_id),
+                before_tools=functools.partial(self._before_first_tool, turn_id),
             )
             self._task = asyncio.create_task(runner.run(text, images),
                                              name=f"zengine-turn-{turn_id}")  # fmt: skip
@@ -480,6 +500,9 @@ class Session:
         self._closed = True
         if self.interrupt() and self._task is not None:
             await asyncio.gather(self._task, return_exceptions=True)
+        if self._preparing is not None and not self._preparing.done():
+            self._preparing.cancel()
+            await asyncio.gather(self._preparing, return_exceptions=True)
         await self.titles.aclose()
         for extension in reversed(self.extensions):
             await extension.aclose()
@@ -488,6 +511,11 @@ class Session:
         await self.client.aclose()
         await self.writer.aclose()
         self.bus.close()
+
+
+def _retrieved(task: asyncio.Task[None]) -> None:
+    if not task.cancelled():
+        task.exception()
 
 
 def _spec(tool: Tool[Any]) -> ToolSpec:

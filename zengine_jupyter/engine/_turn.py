@@ -84,6 +84,8 @@ class TurnRunner:
     subagent, whose context-length error fails its run)."""
     before_first: Callable[[], Awaitable[None]] | None = None
     """Awaited once, after the turn's start is journaled and before its first request."""
+    before_tools: Callable[[], Awaitable[None]] | None = None
+    """Awaited once, after the checkpoint and before the turn's first tool call runs."""
     _open_calls: list[RecordedToolCall] = field(default_factory=list)
     _partial: Answer | None = None
     _turn_costs: list[float | None] = field(default_factory=list)
@@ -162,6 +164,8 @@ class TurnRunner:
                 if not checkpointed:
                     checkpointed = True
                     await self._checkpoint()
+                    if self.before_tools is not None:
+                        await self.before_tools()
                 _, output = await run_call(self.env, call, answer.bad_calls.get(call.id))
                 self._open_calls.remove(call)
                 if output is not None:

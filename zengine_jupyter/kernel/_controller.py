@@ -147,7 +147,7 @@ class KernelController:
         widget = TurnWidget(loop, prompt=request.text, interactive=not blocking,
                             sent_note=request.sent_note or "")  # fmt: skip
         self.widgets.append(widget)
-        handle = display(widget, display_id=True)
+        handle = display(widget.mimebundle(), raw=True, display_id=True)
         policy = True if request.yes else (False if blocking else None)
         task = self.spawn(self._turn(request, widget, policy, blocking), "zengine-agent-turn")
         if blocking:

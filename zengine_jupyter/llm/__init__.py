@@ -1,71 +1,82 @@
 """Model providers: the ``ModelClient`` port, the Anthropic and OpenAI-compatible adapters,
-endpoint detection, keys, retries, fallbacks, the models.dev catalog and cost."""
+endpoint detection, keys, retries, fallbacks, the models.dev catalog and cost.
 
-from zengine_jupyter.llm._catalog import Catalog, ModelInfo, ModelLookup
-from zengine_jupyter.llm._catalog_cache import (
-    CATALOG_URL_ENV,
-    MODELS_DEV_URL,
-    CatalogCache,
-    CatalogSource,
-    LoadedCatalog,
-    catalog_url,
-)
-from zengine_jupyter.llm._catalog_files import SNAPSHOT_DATE
-from zengine_jupyter.llm._client import (
-    ClientDeps,
-    FailingClient,
-    ModelClient,
-    ProviderClient,
-    build_client,
-    replay_cassette,
-)
-from zengine_jupyter.llm._cost import (
-    BUILTIN_PRICES,
-    PRICE_UNKNOWN,
-    CostMeter,
-    Pricer,
-    PriceSource,
-    check_cost_cap,
-    price_usage,
-)
-from zengine_jupyter.llm._endpoint import (
-    ANTHROPIC_URL,
-    DEFAULT_MODELS,
-    OPENAI_URL,
-    Adapter,
-    CallSpec,
-    Endpoint,
-    detect_endpoint,
-)
-from zengine_jupyter.llm._keys import (
-    ZENGINE_KEY_VAR,
-    AuthStore,
-    ResolvedKey,
-    Secret,
-    host_of,
-    is_local_host,
-    provider_key_var,
-    resolve_key,
-)
-from zengine_jupyter.llm._local import LOCAL_TIMEOUT_S, find_local_servers, server_models
-from zengine_jupyter.llm._options import (
-    ModelPrice,
-    Pricing,
-    ProviderKind,
-    ProviderOptions,
-    RetryPolicy,
-    Role,
-    Timeouts,
-)
-from zengine_jupyter.llm._probe import PROBE_PROMPT, probe_model
-from zengine_jupyter.llm._replay import (
-    REPLAY_MODEL,
-    RecordingClient,
-    ReplayClient,
-    expect_of,
-    read_cassette,
-)
-from zengine_jupyter.llm._sse import SSEDecoder, aiter_sse
+Names load lazily (as ``protocol``'s do): a chat imports the clients it uses, not the cassette
+replay, the local-server discovery or the setup probe.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from zengine_jupyter.protocol import lazy_exports as _lazy_exports
+
+if TYPE_CHECKING:
+    from zengine_jupyter.llm._catalog import Catalog, ModelInfo, ModelLookup
+    from zengine_jupyter.llm._catalog_cache import (
+        CATALOG_URL_ENV,
+        MODELS_DEV_URL,
+        CatalogCache,
+        CatalogSource,
+        LoadedCatalog,
+        catalog_url,
+    )
+    from zengine_jupyter.llm._catalog_files import SNAPSHOT_DATE
+    from zengine_jupyter.llm._client import (
+        ClientDeps,
+        FailingClient,
+        ModelClient,
+        ProviderClient,
+        build_client,
+        replay_cassette,
+    )
+    from zengine_jupyter.llm._cost import (
+        BUILTIN_PRICES,
+        PRICE_UNKNOWN,
+        CostMeter,
+        Pricer,
+        PriceSource,
+        check_cost_cap,
+        price_usage,
+    )
+    from zengine_jupyter.llm._endpoint import (
+        ANTHROPIC_URL,
+        DEFAULT_MODELS,
+        OPENAI_URL,
+        Adapter,
+        CallSpec,
+        Endpoint,
+        detect_endpoint,
+    )
+    from zengine_jupyter.llm._keys import (
+        ZENGINE_KEY_VAR,
+        AuthStore,
+        ResolvedKey,
+        Secret,
+        host_of,
+        is_local_host,
+        provider_key_var,
+        resolve_key,
+    )
+    from zengine_jupyter.llm._local import LOCAL_TIMEOUT_S, find_local_servers, server_models
+    from zengine_jupyter.llm._options import (
+        ModelPrice,
+        Pricing,
+        ProviderKind,
+        ProviderOptions,
+        RetryPolicy,
+        Role,
+        Timeouts,
+    )
+    from zengine_jupyter.llm._probe import PROBE_PROMPT, probe_model
+    from zengine_jupyter.llm._replay import (
+        REPLAY_MODEL,
+        RecordingClient,
+        ReplayClient,
+        expect_of,
+        read_cassette,
+    )
+    from zengine_jupyter.llm._sse import SSEDecoder, aiter_sse
 
 __all__ = [
     "ANTHROPIC_URL",
@@ -126,3 +137,66 @@ __all__ = [
     "resolve_key",
     "server_models",
 ]
+
+__getattr__, __dir__ = _lazy_exports(
+    __name__,
+    {
+        "ANTHROPIC_URL": "_endpoint",
+        "Adapter": "_endpoint",
+        "AuthStore": "_keys",
+        "BUILTIN_PRICES": "_cost",
+        "CATALOG_URL_ENV": "_catalog_cache",
+        "CallSpec": "_endpoint",
+        "Catalog": "_catalog",
+        "CatalogCache": "_catalog_cache",
+        "CatalogSource": "_catalog_cache",
+        "ClientDeps": "_client",
+        "CostMeter": "_cost",
+        "DEFAULT_MODELS": "_endpoint",
+        "Endpoint": "_endpoint",
+        "FailingClient": "_client",
+        "LOCAL_TIMEOUT_S": "_local",
+        "LoadedCatalog": "_catalog_cache",
+        "MODELS_DEV_URL": "_catalog_cache",
+        "ModelClient": "_client",
+        "ModelInfo": "_catalog",
+        "ModelLookup": "_catalog",
+        "ModelPrice": "_options",
+        "OPENAI_URL": "_endpoint",
+        "PRICE_UNKNOWN": "_cost",
+        "PROBE_PROMPT": "_probe",
+        "PriceSource": "_cost",
+        "Pricer": "_cost",
+        "Pricing": "_options",
+        "ProviderClient": "_client",
+        "ProviderKind": "_options",
+        "ProviderOptions": "_options",
+        "REPLAY_MODEL": "_replay",
+        "RecordingClient": "_replay",
+        "ReplayClient": "_replay",
+        "ResolvedKey": "_keys",
+        "RetryPolicy": "_options",
+        "Role": "_options",
+        "SNAPSHOT_DATE": "_catalog_files",
+        "SSEDecoder": "_sse",
+        "Secret": "_keys",
+        "Timeouts": "_options",
+        "ZENGINE_KEY_VAR": "_keys",
+        "aiter_sse": "_sse",
+        "build_client": "_client",
+        "catalog_url": "_catalog_cache",
+        "check_cost_cap": "_cost",
+        "detect_endpoint": "_endpoint",
+        "expect_of": "_replay",
+        "find_local_servers": "_local",
+        "host_of": "_keys",
+        "is_local_host": "_keys",
+        "price_usage": "_cost",
+        "probe_model": "_probe",
+        "provider_key_var": "_keys",
+        "read_cassette": "_replay",
+        "replay_cassette": "_client",
+        "resolve_key": "_keys",
+        "server_models": "_local",
+    },
+)

@@ -155,11 +155,13 @@ class CatalogCache:
         if self.url is None:
             return False
         body = bytearray()
+        # made in a thread: loading the CA bundle would hold the loop (and a first turn's
+        # request, which the refresh starts beside) for tens of ms
+        client = await asyncio.to_thread(
+            httpx.AsyncClient, timeout=timeout_s, follow_redirects=True
+        )
         try:
-            async with (
-                httpx.AsyncClient(timeout=timeout_s, follow_redirects=True) as http,
-                http.stream("GET", self.url) as resp,
-            ):
+            async with client as http, http.stream("GET", self.url) as resp:
                 resp.raise_for_status()
                 async for chunk in resp.aiter_bytes():
                     body += chunk

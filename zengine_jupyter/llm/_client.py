@@ -26,7 +26,6 @@ from zengine_jupyter.llm._connect import no_key_hint
 from zengine_jupyter.llm._cost import CostMeter, Pricer, check_cost_cap
 from zengine_jupyter.llm._endpoint import DEFAULT_MODELS, OPENAI_URL, CallSpec, detect_endpoint
 from zengine_jupyter.llm._keys import AuthStore, provider_key_var, resolve_key
-from zengine_jupyter.llm._replay import RecordingClient, ReplayClient
 from zengine_jupyter.llm.anthropic import AnthropicAdapter
 from zengine_jupyter.llm.openai import OpenAIAdapter
 from zengine_jupyter.protocol import (
@@ -280,7 +279,7 @@ def build_client(
                 "provider.kind is replay but no cassette is set",
                 hint="set ZENGINE_CASSETTE (provider.cassette) to a recorded session",
             ))  # fmt: skip
-        return ReplayClient(Path(options.cassette).expanduser(), deps.meter)
+        return _replay(Path(options.cassette).expanduser(), deps)
     default_endpoint = options.kind == "auto" and not (options.base_url or "").strip()
     if (
         default_endpoint
@@ -291,12 +290,20 @@ def build_client(
         options = replace(options, base_url=OPENAI_URL)
     client = _live(options, chosen, deps)
     if options.record and isinstance(client, ProviderClient):
+        from zengine_jupyter.llm._replay import RecordingClient  # imported with a cassette only
+
         host = client.adapter.endpoint.host
         return RecordingClient(client, Path(options.record).expanduser(), host, client.models[0])
     no_key = isinstance(client, FailingClient)
     if default_endpoint and no_key and options.cassette and not options.record:
-        return ReplayClient(Path(options.cassette).expanduser(), deps.meter)
+        return _replay(Path(options.cassette).expanduser(), deps)
     return client
+
+
+def _replay(cassette: Path, deps: ClientDeps) -> ModelClient:
+    from zengine_jupyter.llm._replay import ReplayClient  # imported with a cassette only
+
+    return ReplayClient(cassette, deps.meter)
 
 
 ANTHROPIC_HOST = "api.anthropic.com"

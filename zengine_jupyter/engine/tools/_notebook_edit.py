@@ -30,13 +30,14 @@ from zengine_jupyter.engine.tools._files import (
 from zengine_jupyter.engine.tools._live import notebook_text
 from zengine_jupyter.engine.tools._notebook_view import load_notebook
 from zengine_jupyter.host import Directories
-from zengine_jupyter.protocol import DocEdit, ToolError
+from zengine_jupyter.protocol import ToolError
 
 if TYPE_CHECKING:
     from pathlib import Path
 
     from zengine_jupyter.engine.tools._live import LiveDocuments
     from zengine_jupyter.host import ResolvedPath
+    from zengine_jupyter.protocol import DocEdit
 
 __all__ = ["NotebookEditTool"]
 
@@ -138,6 +139,8 @@ def _rewrite(
 def _edit(before: str, name: str, args: NotebookEditInput) -> tuple[str, str, DocEdit]:
     """The notebook's text after the edit, a summary, and the edit as a page applies it."""
     import nbformat  # seconds to import (jsonschema): only when a notebook is edited
+
+    from zengine_jupyter.protocol import DocEdit  # with an edit, not with the tool's import
 
     nb = load_notebook(before, name)
     if args.mode == "insert":

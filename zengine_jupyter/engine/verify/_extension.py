@@ -9,6 +9,7 @@ effects (caches) are not taken for the agent's changes.
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -38,6 +39,7 @@ if TYPE_CHECKING:
     from zengine_jupyter.engine._session import Session
     from zengine_jupyter.engine._turn import TurnOutcome
     from zengine_jupyter.engine.tools import Tool, ToolOutput
+    from zengine_jupyter.host import Fingerprint
     from zengine_jupyter.protocol import (
         CheckRecord,
         CheckSpec,
@@ -56,6 +58,9 @@ class _Turn:
 
     turn_id: str | None = None
     baseline: str | None = None
+    pending: asyncio.Task[Fingerprint] | None = None
+    """The baseline being computed (from ``turn_started``): awaited before the first tool
+    call runs, or at the stop of a turn without one."""
     """The fingerprint the files had when the turn started (moved past clean check runs)."""
     other_changes: bool = False
     """The fingerprint moved outside any tool's ``changed_paths`` (a Bash command)."""
@@ -88,9 +93,30 @@ class VerificationExtension(SessionExtension):
         await self.state.load(session.settings)
 
     async def turn_started(self, session: Session, turn_id: str) -> None:
+        self._drop_pending()
         self.turn = _Turn(turn_id=turn_id)
         if self.mode is not VerificationMode.OFF:  # off: no badge, no walk of the tree
-            self.turn.baseline = (await workspace_fingerprint(session.root)).digest
+            # walked while the first request is built and sent; no tool runs before it is done
+            self.turn.pending = asyncio.get_running_loop().create_task(
+                workspace_fingerprint(session.root), name="zengine-verify-baseline"
+            )
+
+    async def before_first_tool(self, session: Session, turn_id: str) -> None:
+        await self._baseline()
+
+    async def _baseline(self) -> None:
+        """The turn's baseline, once its walk (started with the turn) is done."""
+        pending, self.turn.pending = self.turn.pending, None
+        if pending is not None:
+            self.turn.baseline = (await pending).digest
+
+    def _drop_pending(self) -> None:
+        if self.turn.pending is not None:
+            self.turn.pending.cancel()
+            self.turn.pending = None
+
+    async def aclose(self) -> None:
+        self._drop_pending()
 
     async def after_tool(
         self, session: Session, call: RecordedToolCall, tool: Tool[Any], output: ToolOutput
@@ -102,6 +128,7 @@ class VerificationExtension(SessionExtension):
         return output
 
     async def at_stop(self, session: Session, outcome: TurnOutcome) -> str | None:
+        await self._baseline()  # a turn without tool calls: its walk is awaited here
         for path in outcome.changed:
             self.turn.paths.add(_relative(session.root, path))
         mode = self.mode
