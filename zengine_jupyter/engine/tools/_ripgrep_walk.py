@@ -25,7 +25,7 @@ timeout) the listed files are searched by name as before.
 from __future__ import annotations
 
 import asyncio
-import os
+import sys
 from typing import TYPE_CHECKING
 
 from zengine_jupyter.engine.tools import _ripgrep
@@ -111,18 +111,16 @@ class RipgrepWalk:
             self._on_hits(kept)
 
     async def _run(self, argv: list[str], folder: Path) -> bool:
-        head = f"{folder}{os.sep}"
         options = RunOptions(cwd=folder)
+        encoding, errors = sys.getfilesystemencoding(), sys.getfilesystemencodeerrors()
         try:
             async with asyncio.timeout(_ripgrep.TIMEOUT_S), open_process(argv, options) as proc:
                 assert proc.stdout is not None
                 rest = b""
                 while chunk := await proc.stdout.read(_CHUNK):
-                    *names, rest = (rest + chunk).split(b"\0")
-                    found = [os.fsdecode(n) for n in names if n]
-                    if not all(f.startswith(head) for f in found):
-                        return False  # not a name under the folder: trust none of it
-                    self._check(found)
+                    whole, _, rest = (rest + chunk).rpartition(b"\0")
+                    if whole:  # the names as os.fsdecode gives them, all at once
+                        self._check(whole.decode(encoding, errors).split("\0"))
                     await asyncio.sleep(_PAUSE)  # let names gather: fewer, larger reads
                 code = await proc.wait()
         except (ProcessError, TimeoutError):
