@@ -211,3 +211,30 @@ async def test_a_rgignore_file_does_not_hide_a_listed_file(
     assert "sub/c.py" in with_rg[0].splitlines()
     monkeypatch.setattr(_ripgrep, "find_ripgrep", lambda: None)
     assert with_rg == await answers(ctx)
+
+
+@needs_rg
+async def test_a_walk_still_running_after_the_listing_is_stopped(
+    ctx: ToolContext, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The walk reads files of any size (Python reads none over 8 MiB): one that runs on past
+    its time once the listing is done is stopped and the listed files are searched by name
+    (large files left out there); the answer is the same either way."""
+    tree(ctx.root)
+    (ctx.root / "big.txt").write_bytes(b"x\n" * (4 * 1024 * 1024 + 1) + b"needle\n")
+    with_rg = await answers(ctx)
+    assert "big.txt" not in with_rg[0]
+    given: list[int] = []
+    real = _ripgrep_walk.ripgrep_candidates
+
+    async def by_name(files: list[str], *args: object, **kwargs: bool) -> set[str] | None:
+        given.append(len(files))
+        return await real(files, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(_ripgrep_walk, "ripgrep_candidates", by_name)
+    monkeypatch.setattr(_ripgrep_walk, "WAIT_S", 0.0)
+    monkeypatch.setattr(_ripgrep_walk, "WAIT_PER_FILE_S", 0.0)
+    assert with_rg == await answers(ctx)
+    assert max(given) >= 6  # the whole listing given by name: the walk was stopped
+    monkeypatch.setattr(_ripgrep, "find_ripgrep", lambda: None)
+    assert with_rg == await answers(ctx)
