@@ -103,8 +103,10 @@ class RipgrepWalk:
         files another way). Call :meth:`listed` first."""
         return self._kept if await self._task else None
 
-    def cancel(self) -> None:
+    async def stop(self) -> None:
+        """Stop the run if it still goes, and wait until its process is gone."""
         self._task.cancel()
+        await asyncio.wait([self._task])
 
     def _check(self, found: list[str]) -> None:
         """The per-hit check: only a file the listing listed goes on."""
@@ -146,6 +148,7 @@ async def walked_files(
     try:  # a walk reading files Python never would (over 8 MiB) is cut short
         hits = await asyncio.wait_for(walk.hits(), WAIT_S + WAIT_PER_FILE_S * len(files))
     except TimeoutError:
+        await walk.stop()
         hits = None
     if listing.rgignore:  # ripgrep read it: it may have left out a listed file
         hits = None

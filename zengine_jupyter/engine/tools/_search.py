@@ -132,9 +132,10 @@ class GrepTool(Tool[GrepInput]):
                 files = [f for f in files if listing.real(f) in narrowed]  # only candidates
             await ahead.finished()
         finally:
-            for running in (search, walk):
-                if running is not None:
-                    running.cancel()
+            if search is not None:
+                search.cancel()
+            if walk is not None:
+                await walk.stop()
         lines: list[str] = await in_thread(grep_files, files, listing, ahead, args, _shown(ctx))
         note = listing.notes()
         if not lines:
