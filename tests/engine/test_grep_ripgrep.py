@@ -225,11 +225,13 @@ async def test_a_walk_still_running_after_the_listing_is_stopped(
     with_rg = await answers(ctx)
     assert "big.txt" not in with_rg[0]
     given: list[int] = []
-    real = _ripgrep_walk.ripgrep_candidates
+    real = _ripgrep.ripgrep_candidates
 
-    async def by_name(files: list[str], *args: object, **kwargs: bool) -> set[str] | None:
+    async def by_name(
+        files: list[str], base: Path, pattern: str, *, case_insensitive: bool
+    ) -> set[str] | None:
         given.append(len(files))
-        return await real(files, *args, **kwargs)  # type: ignore[arg-type]
+        return await real(files, base, pattern, case_insensitive=case_insensitive)
 
     monkeypatch.setattr(_ripgrep_walk, "ripgrep_candidates", by_name)
     monkeypatch.setattr(_ripgrep_walk, "WAIT_S", 0.0)
