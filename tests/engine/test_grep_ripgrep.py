@@ -8,7 +8,14 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from zengine_jupyter.engine.tools import GrepTool, ToolContext, _grep_read, _listing, _ripgrep
+from zengine_jupyter.engine.tools import (
+    GrepTool,
+    ToolContext,
+    _grep_read,
+    _listing,
+    _ripgrep,
+    _ripgrep_walk,
+)
 from zengine_jupyter.engine.tools._read_check import GateReads
 from zengine_jupyter.host import CompletedRun, RunOptions
 from zengine_jupyter.policy import PermissionGate, PermissionPolicy
@@ -43,6 +50,20 @@ def tree(root: Path) -> None:
     (sub / "c.py").write_text("pre\nneedle\npost\n")
     (root / "alias.py").symlink_to("sub/c.py")
     os.mkfifo(root / "pipe")
+
+
+def denied_tree(ctx: ToolContext, tmp_path: Path) -> None:
+    """:func:`tree`, a link out of the project, a denied file and 40 more files."""
+    root = ctx.root
+    tree(root)
+    (tmp_path / "outside.txt").write_text("needle outside\n")
+    (root / "out.txt").symlink_to(tmp_path / "outside.txt")
+    (root / "secrets").mkdir()
+    (root / "secrets" / "key.txt").write_text("needle secret\n")
+    for i in range(40):  # several batches of the walk and of ripgrep runs
+        (root / "sub" / f"m{i}.txt").write_text("needle\n" if i % 3 else "hay\n")
+    gate = PermissionGate(root, PermissionPolicy.from_lists(deny=["Read(secrets/**)"]))
+    ctx.read_decision = GateReads(gate)
 
 
 async def answers(ctx: ToolContext) -> list[str]:
@@ -86,19 +107,12 @@ async def test_a_file_ripgrep_cannot_read_falls_back_to_python(
 async def test_ripgrep_is_named_only_files_the_listing_keeps(
     ctx: ToolContext, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    """ripgrep reads files while the walk lists the rest (in batches): it is never given a
-    file the Read rules deny, an ignored file, a link out of the project or a skipped folder's
-    file, and the answer is the one without ripgrep."""
-    root = ctx.root
-    tree(root)
-    (tmp_path / "outside.txt").write_text("needle outside\n")
-    (root / "out.txt").symlink_to(tmp_path / "outside.txt")
-    (root / "secrets").mkdir()
-    (root / "secrets" / "key.txt").write_text("needle secret\n")
-    for i in range(40):  # several batches of the walk and of ripgrep runs
-        (root / "sub" / f"m{i}.txt").write_text("needle\n" if i % 3 else "hay\n")
-    gate = PermissionGate(root, PermissionPolicy.from_lists(deny=["Read(secrets/**)"]))
-    ctx.read_decision = GateReads(gate)
+    """Without ripgrep's own walk (the path taken when it fails, and for a file), ripgrep
+    reads files while the walk lists the rest (in batches): it is never given a file the Read
+    rules deny, an ignored file, a link out of the project or a skipped folder's file, and the
+    answer is the one without ripgrep."""
+    denied_tree(ctx, tmp_path)
+    monkeypatch.setattr(_ripgrep_walk.RipgrepWalk, "start", lambda *a, **k: None)
     monkeypatch.setattr(_listing, "BATCH", 4)
     monkeypatch.setattr(_ripgrep, "BATCH_FILES", 5)
     monkeypatch.setattr(_grep_read, "AHEAD_FILES", 7)  # some read while rg runs, the rest after
@@ -123,3 +137,106 @@ async def test_ripgrep_is_named_only_files_the_listing_keeps(
     assert "needle secret" not in with_rg[1]
     assert "needle outside" not in with_rg[1]
     assert "files left out" in with_rg[0]  # the denied file and the link out, counted
+
+
+@needs_rg
+async def test_ripgrep_s_own_walk_hands_on_only_listed_files(
+    ctx: ToolContext, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """ripgrep walks the folder itself; of the files it names, only those the listing listed
+    are read in Python (a denied file, an ignored file, a bare repository's internals are
+    dropped), and the answer is the one without ripgrep."""
+    denied_tree(ctx, tmp_path)
+    bare = ctx.root / "vendor.git"
+    for part in ("objects", "refs"):
+        (bare / part).mkdir(parents=True)
+    (bare / "HEAD").write_text("ref: refs/heads/main\n")
+    (bare / "config").write_text("needle in a bare repository\n")
+    named: list[str] = []
+    handed: list[str] = []
+    check, scan = _ripgrep_walk.RipgrepWalk._check, _grep_read.Ahead.scan
+
+    def recorded(self: _ripgrep_walk.RipgrepWalk, found: list[str]) -> None:
+        named.extend(found)
+        check(self, found)
+
+    def scanned(self: _grep_read.Ahead, reals: set[str]) -> None:
+        handed.extend(reals)
+        scan(self, reals)
+
+    monkeypatch.setattr(_ripgrep_walk.RipgrepWalk, "_check", recorded)
+    monkeypatch.setattr(_grep_read.Ahead, "scan", scanned)
+    with_rg = await answers(ctx)
+    shown = {str(ctx.root / n) for n in ("secrets/key.txt", "vendor.git/config")}
+    assert shown <= set(named)  # ripgrep's walk found them: the check is what drops them
+    assert not (shown | {str(ctx.root / "skip.log")}) & set(handed)
+    assert str(ctx.root / "a.py") in handed
+    monkeypatch.setattr(_ripgrep, "find_ripgrep", lambda: None)
+    assert with_rg == await answers(ctx)
+    assert "needle secret" not in with_rg[1]
+    assert "bare repository" not in with_rg[1]
+
+
+@needs_rg
+async def test_a_failed_walk_searches_the_listed_files_by_name(
+    ctx: ToolContext, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """ripgrep's walk stops on a file or folder it cannot read (exit status 2): the listed
+    files are then given to ripgrep by name, and the answer does not change."""
+    tree(ctx.root)
+    locked = ctx.root / "locked"
+    locked.mkdir()
+    (locked / "x.txt").write_text("needle\n")
+    locked.chmod(0)
+    try:
+        unreadable = not os.access(locked, os.R_OK)
+        with_rg = await answers(ctx)
+        monkeypatch.setattr(_ripgrep, "find_ripgrep", lambda: None)
+        assert with_rg == await answers(ctx)
+    finally:
+        locked.chmod(0o755)
+    if unreadable:  # as root every folder is readable
+        assert "locked" not in with_rg[0]
+
+
+@needs_rg
+async def test_a_rgignore_file_does_not_hide_a_listed_file(
+    ctx: ToolContext, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """ripgrep reads ``.rgignore`` files whatever its flags say; the listing does not: a
+    listed file one hides is still searched (the walk's answer is set aside)."""
+    tree(ctx.root)
+    (ctx.root / "sub" / ".rgignore").write_text("*.py\n")
+    with_rg = await answers(ctx)
+    assert "sub/c.py" in with_rg[0].splitlines()
+    monkeypatch.setattr(_ripgrep, "find_ripgrep", lambda: None)
+    assert with_rg == await answers(ctx)
+
+
+@needs_rg
+async def test_a_walk_still_running_after_the_listing_is_stopped(
+    ctx: ToolContext, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The walk reads files of any size (Python reads none over 8 MiB): one that runs on past
+    its time once the listing is done is stopped and the listed files are searched by name
+    (large files left out there); the answer is the same either way."""
+    tree(ctx.root)
+    (ctx.root / "big.txt").write_bytes(b"x\n" * (4 * 1024 * 1024 + 1) + b"needle\n")
+    with_rg = await answers(ctx)
+    assert "big.txt" not in with_rg[0]
+    given: list[int] = []
+    real = _ripgrep.ripgrep_candidates
+
+    async def by_name(
+        files: list[str], base: Path, pattern: str, *, case_insensitive: bool
+    ) -> set[str] | None:
+        given.append(len(files))
+        return await real(files, base, pattern, case_insensitive=case_insensitive)
+
+    monkeypatch.setattr(_ripgrep_walk, "ripgrep_candidates", by_name)
+    monkeypatch.setattr(_ripgrep_walk, "WAIT_S", 0.0)
+    monkeypatch.setattr(_ripgrep_walk, "WAIT_PER_FILE_S", 0.0)
+    assert with_rg == await answers(ctx)
+    assert max(given) >= 6  # the whole listing given by name: the walk was stopped
+    monkeypatch.setattr(_ripgrep, "find_ripgrep", lambda: None)
+    assert with_rg == await answers(ctx)

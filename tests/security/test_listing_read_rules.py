@@ -7,6 +7,7 @@ against the local provider; what reaches the provider is checked, not only the t
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -15,6 +16,7 @@ import pytest
 from zengine_jupyter.engine import FixedApprovals, Session, SessionOptions
 from zengine_jupyter.engine.tools._listing import walk_files
 from zengine_jupyter.engine.tools._read_check import GateReads, ReadCheck
+from zengine_jupyter.engine.tools._ripgrep_walk import RipgrepWalk
 from zengine_jupyter.policy import PermissionGate, PermissionPolicy
 from zengine_jupyter.protocol import EngineEvent, ToolCallFinished
 from zengine_jupyter.testing import (
@@ -86,6 +88,41 @@ async def test_grep_sends_no_denied_and_no_linked_secret(world: World, zengine_h
     # left out: secrets/key.txt (denied), link.txt (outside), alias.txt (points at a denied file)
     assert first[-1] == "[3 " + LEFT_OUT
     assert results[1].output.splitlines() == ["no matches for 'needle'", "[1 " + LEFT_OUT]
+
+
+async def test_ripgrep_s_own_walk_reports_a_denied_file_but_it_is_never_read(
+    world: World, zengine_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Attack (issue 25, ripgrep walking the project itself): ripgrep knows nothing of the
+    Read rules, so its walk names ``secrets/key.txt``; a project ``.ignore`` un-ignoring
+    everything and a bare-repository-shaped folder add more names the listing never lists.
+    Every hit must be checked against the listing: none of them may reach the provider."""
+    (world.project / ".ignore").write_text("!*\n")
+    bare = world.project / "mirror.git"
+    for part in ("objects", "refs"):
+        (bare / part).mkdir(parents=True)
+    (bare / "HEAD").write_text("ref: refs/heads/main\n")
+    (bare / "config").write_text("needle-BARE-c0ff\n")
+    named: list[str] = []
+    check = RipgrepWalk._check
+
+    def recorded(self: RipgrepWalk, found: list[str]) -> None:
+        named.extend(found)
+        check(self, found)
+
+    monkeypatch.setattr(RipgrepWalk, "_check", recorded)
+    results, sent = await run_calls(world, zengine_home, grep("."), grep(".", "count"))
+
+    if shutil.which("rg"):  # the attack is live: ripgrep's walk did name them
+        assert str(world.project / "secrets" / "key.txt") in named
+        assert str(bare / "config") in named
+    assert SECRET_DENIED not in sent
+    assert "needle-BARE" not in sent
+    assert "key.txt" not in sent
+    assert sorted(results[0].output.splitlines()[:-1]) == [
+        "inner.txt:1:needle ok", "ok.txt:1:needle ok"
+    ]  # fmt: skip
+    assert sorted(results[1].output.splitlines()[:-1]) == ["inner.txt:1", "ok.txt:1"]
 
 
 async def test_a_folder_symlink_out_of_the_project_is_not_followed(

@@ -33,24 +33,36 @@ _Scan = tuple[list[str], list[int]] | None
 
 
 class Ahead:
-    """Python's reading of ripgrep's candidates while ripgrep still reads other batches (on a
-    worker thread), up to :data:`AHEAD_FILES`; :func:`_grep` reads the rest in path order."""
+    """Python's reading of ripgrep's candidates while ripgrep still reads other files, up to
+    :data:`AHEAD_FILES`, on one worker thread at a time (what arrives while it reads waits for
+    its next round); :func:`grep_files` reads the rest in path order."""
 
     def __init__(self, regex: re.Pattern[str], args: GrepInput) -> None:
         self.regex, self.args = regex, args
         self.done: dict[str, _Scan] = {}
         self._room = AHEAD_FILES
-        self._work: list[asyncio.Future[None]] = []
+        self._waiting: list[str] = []
+        self._worker: asyncio.Future[None] | None = None
 
     def scan(self, reals: set[str]) -> None:
-        """Read ``reals`` (a finished run's candidates) in a thread, within the budget."""
+        """Read ``reals`` (candidates ripgrep named) in a thread, within the budget."""
         batch = list(reals)[: self._room]
         self._room -= len(batch)
-        if batch:
-            self._work.append(asyncio.ensure_future(in_thread(self._scan_all, batch)))
+        self._waiting += batch
+        if batch and self._worker is None:
+            self._worker = asyncio.ensure_future(self._drain())
 
     async def finished(self) -> None:
-        await asyncio.gather(*self._work)
+        if self._worker is not None:
+            await self._worker
+
+    async def _drain(self) -> None:
+        try:
+            while self._waiting:
+                batch, self._waiting = self._waiting, []
+                await in_thread(self._scan_all, batch)
+        finally:
+            self._worker = None
 
     def _scan_all(self, reals: list[str]) -> None:
         for real in reals:

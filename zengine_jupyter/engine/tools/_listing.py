@@ -60,6 +60,9 @@ class Listing:
     links: dict[str, str] = field(default_factory=dict)
     """For a listed symlink: the file it points to (read that, never the link again)."""
     left_out: int = 0
+    rgignore: bool = False
+    """Whether a folder the walk entered holds a ``.rgignore`` (ripgrep's own walk reads it
+    whatever its flags say, so it could leave out a listed file: ``_ripgrep_walk.py``)."""
 
     @property
     def files(self) -> list[Path]:
@@ -126,6 +129,8 @@ def walk_files(
         names = [e.name for e in entries]
         if _BARE_REPOSITORY.issubset(names):
             continue  # a bare repository's internals (config, hooks) are not the project's files
+        if ".rgignore" in names:
+            listing.rgignore = True
         if prefix and ".gitignore" in names:
             rules = rules.descend(Path(path), prefix[:-1])
         matcher = rules.folder(prefix)

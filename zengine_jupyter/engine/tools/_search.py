@@ -21,6 +21,7 @@ from zengine_jupyter.engine.tools._grep_read import Ahead, grep_files
 from zengine_jupyter.engine.tools._listing import Listing, compile_glob, list_files
 from zengine_jupyter.engine.tools._read_check import ReadCheck
 from zengine_jupyter.engine.tools._ripgrep import RipgrepSearch
+from zengine_jupyter.engine.tools._ripgrep_walk import RipgrepWalk, walked_files
 from zengine_jupyter.protocol import ToolError
 
 if TYPE_CHECKING:
@@ -115,18 +116,26 @@ class GrepTool(Tool[GrepInput]):
             raise ToolError(f"{ctx.display(target)} does not exist")
         check = ReadCheck.for_call(target, ctx)
         ahead = Ahead(regex, args)
-        search = RipgrepSearch.start(
-            ctx.root, args.pattern, case_insensitive=args.case_insensitive, on_found=ahead.scan
-        )
-        try:  # fmt: skip
-            listing, files = await _listed(target, target.is_dir(), ctx, check, args, search)
-            narrowed = None if search is None else await search.found()
+        folder, ci = target.is_dir(), args.case_insensitive
+        walk = None if not folder else RipgrepWalk.start(
+            target, ctx.root, args.pattern, case_insensitive=ci, on_hits=ahead.scan
+        )  # fmt: skip
+        search = None if walk is not None else RipgrepSearch.start(
+            ctx.root, args.pattern, case_insensitive=ci, on_found=ahead.scan
+        )  # fmt: skip
+        try:
+            listing, files = await _listed(target, folder, ctx, check, args, search)
+            if walk is not None:  # only listed files among the walk's hits are read
+                files = await walked_files(walk, listing, files, ctx.root, args.pattern,
+                                           case_insensitive=ci)  # fmt: skip
+            elif search is not None and (narrowed := await search.found()) is not None:
+                files = [f for f in files if listing.real(f) in narrowed]  # only candidates
             await ahead.finished()
         finally:
             if search is not None:
                 search.cancel()
-        if narrowed is not None:  # ripgrep read them all: Python reads only the candidates
-            files = [f for f in files if listing.real(f) in narrowed]
+            if walk is not None:
+                await walk.stop()
         lines: list[str] = await in_thread(grep_files, files, listing, ahead, args, _shown(ctx))
         note = listing.notes()
         if not lines:
