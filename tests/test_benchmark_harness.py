@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import textwrap
@@ -87,6 +88,36 @@ def test_main_exit_code_is_one_when_a_ratio_is_over(
     package = _fake_package(tmp_path, ours=4.0)
     assert main([], package=package) == 1
     assert "2.00  <= 1.5 OVER" in capsys.readouterr().out
+
+
+def test_each_module_runs_in_an_interpreter_of_its_own(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """What one module leaves running or alive must not weigh on the next one's rows."""
+    monkeypatch.syspath_prepend(str(tmp_path))
+    package = _fake_package(tmp_path, ours=3.0)  # a package name no other test imported
+    pids = tmp_path / "pids"
+    for name in ("a", "b"):
+        (tmp_path / package / f"bench_{name}.py").write_text(
+            textwrap.dedent(
+                f"""
+                import os
+                from benchmarks import Benchmark
+                def benchmarks():
+                    with open({str(pids)!r}, "a") as fh:
+                        fh.write(f"{{os.getpid()}}\\n")
+                    return [Benchmark("{name}", ours=lambda: 1.0, baseline=lambda: 2.0)]
+                """
+            )
+        )
+    assert main([], package=package) == 0
+    seen = pids.read_text().split()
+    assert len(seen) == 2
+    assert len(set(seen)) == 2
+    assert str(os.getpid()) not in seen
+    out = capsys.readouterr().out
+    assert out.count("0.50  -") == 4  # a's and b's rows as they came, then the table
+    assert "1.50  <= 1.5 ok" in out  # the const module's row came back too
 
 
 def test_every_real_benchmark_module_is_discovered_and_well_formed() -> None:

@@ -129,7 +129,7 @@ def _folder_files(
     sizes: list[int] = []
     times: list[int] = []
     folders: list[str] = []
-    keep, size, mtime = kept.append, sizes.append, times.append
+    keep, size, mtime, stat = kept.append, sizes.append, times.append, os.stat
     for entry in entries:
         name = entry.name
         try:
@@ -148,7 +148,11 @@ def _folder_files(
         if skip and name in skip:
             continue
         try:
-            info = entry.stat(follow_symlinks=False)
+            # not entry.stat(): the entry would keep its stat result alive until the folder
+            # is done, and 50,000 of them promoted through the collector's generations made
+            # full collections walk the whole heap (a kernel's heap is large): 1.27x the bare
+            # walk with 1.5 million live objects, 1.16x this way
+            info = stat(name, dir_fd=fd, follow_symlinks=False)
         except OSError:
             continue  # vanished while we walked
         keep(name)
