@@ -58,10 +58,10 @@ class _Turn:
 
     turn_id: str | None = None
     baseline: str | None = None
+    """The fingerprint the files had when the turn started (moved past clean check runs)."""
     pending: asyncio.Task[Fingerprint] | None = None
     """The baseline being computed (from ``turn_started``): awaited before the first tool
     call runs, or at the stop of a turn without one."""
-    """The fingerprint the files had when the turn started (moved past clean check runs)."""
     other_changes: bool = False
     """The fingerprint moved outside any tool's ``changed_paths`` (a Bash command)."""
     paths: set[str] = field(default_factory=set)
