@@ -105,6 +105,34 @@ async def test_a_change_after_the_first_snapshot_is_seen(
     assert shown == "thrice\n"
 
 
+async def test_loose_objects_of_later_snapshots_find_their_folders_made(
+    shadow: ShadowRepository, project: Path, git: str
+) -> None:
+    """A first snapshot writes a pack, so git would make each ``objects/xx`` folder as a
+    later snapshot's first object of that prefix arrives (a new folder and a new file each);
+    they are made once, private, and again after ``gc`` removed the empty ones."""
+    odd_project(project)
+    assert isinstance(await shadow.snapshot("first"), CheckpointInfo)
+    objects = shadow.paths.git_dir / "objects"
+
+    def fan_out() -> set[str]:
+        return {p.name for p in objects.iterdir() if len(p.name) == 2}
+
+    made = fan_out()
+    assert made == {f"{i:02x}" for i in range(256)}
+    assert {(objects / name).stat().st_mode & 0o777 for name in made} == {0o700}
+    for i in range(40):  # ~40 new blobs and their trees: none needs a folder of its own
+        (project / "a" / f"new{i}.txt").write_text(f"new {i}\n")
+    before = {p.stat().st_ino for p in objects.iterdir()}
+    assert isinstance(await shadow.snapshot("second"), CheckpointInfo)
+    assert {p.stat().st_ino for p in objects.iterdir()} == before
+    shadow_git(shadow, git, "gc", "--prune=now", "--quiet")  # as retention runs it
+    assert len(fan_out()) < 256
+    (project / "a" / "after-gc.txt").write_text("after\n")
+    assert isinstance(await shadow.snapshot("third"), CheckpointInfo)
+    assert fan_out() == made
+
+
 def test_pack_writer_stores_big_and_repeated_blobs_git_can_read(tmp_path: Path, git: str) -> None:
     repo = tmp_path / "r.git"
     subprocess.run([git, "init", "-q", "--bare", str(repo)], check=True)

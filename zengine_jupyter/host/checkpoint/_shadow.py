@@ -30,6 +30,7 @@ from zengine_jupyter.host.checkpoint._lock import repository_lock
 from zengine_jupyter.host.checkpoint._loose import (
     commit_date,
     commit_tree,
+    fan_out,
     read_ref,
     write_commit,
     write_ref,
@@ -138,6 +139,8 @@ class ShadowRepository:
             write_private(git_dir / "info" / "attributes", _ATTRIBUTES)
             # which project this is, for `zengine checkpoints gc` over every repository
             write_private(git_dir / "zengine-project", str(self.root))
+        if not (git_dir / "objects" / "ff").is_dir():  # new, or after retention's gc
+            fan_out(git_dir)
         self._write_if_changed(self.paths.exclude_file, self._exclude_text())
 
     def _exclude_text(self) -> str:
