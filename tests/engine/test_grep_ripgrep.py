@@ -19,6 +19,7 @@ from zengine_jupyter.engine.tools import (
 from zengine_jupyter.engine.tools._read_check import GateReads
 from zengine_jupyter.host import CompletedRun, RunOptions
 from zengine_jupyter.policy import PermissionGate, PermissionPolicy
+from zengine_jupyter.testing.trees import bare_repository
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -147,11 +148,7 @@ async def test_ripgrep_s_own_walk_hands_on_only_listed_files(
     are read in Python (a denied file, an ignored file, a bare repository's internals are
     dropped), and the answer is the one without ripgrep."""
     denied_tree(ctx, tmp_path)
-    bare = ctx.root / "vendor.git"
-    for part in ("objects", "refs"):
-        (bare / part).mkdir(parents=True)
-    (bare / "HEAD").write_text("ref: refs/heads/main\n")
-    (bare / "config").write_text("needle in a bare repository\n")
+    bare_repository(ctx.root / "vendor.git", "needle in a bare repository\n")
     named: list[str] = []
     handed: list[str] = []
     check, scan = _ripgrep_walk.RipgrepWalk._check, _grep_read.Ahead.scan

@@ -24,6 +24,7 @@ from zengine_jupyter.testing import (
     ScriptedToolCall,
     configured_provider,
 )
+from zengine_jupyter.testing.trees import bare_repository
 
 SECRET_DENIED = "needle-DENIED-7f3a"
 SECRET_LINKED = "needle-LINKED-91bc"
@@ -98,11 +99,7 @@ async def test_ripgrep_s_own_walk_reports_a_denied_file_but_it_is_never_read(
     everything and a bare-repository-shaped folder add more names the listing never lists.
     Every hit must be checked against the listing: none of them may reach the provider."""
     (world.project / ".ignore").write_text("!*\n")
-    bare = world.project / "mirror.git"
-    for part in ("objects", "refs"):
-        (bare / part).mkdir(parents=True)
-    (bare / "HEAD").write_text("ref: refs/heads/main\n")
-    (bare / "config").write_text("needle-BARE-c0ff\n")
+    bare = bare_repository(world.project / "mirror.git", "needle-BARE-c0ff\n")
     named: list[str] = []
     check = RipgrepWalk._check
 

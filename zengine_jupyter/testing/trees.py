@@ -1,4 +1,4 @@
-"""Read and compare whole folder trees, for checkpoint and sandbox tests."""
+"""Read, compare and shape folder trees, for checkpoint, sandbox and listing tests."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import os
 import stat
 from pathlib import Path
 
-__all__ = ["digest_tree", "tree_state"]
+__all__ = ["bare_repository", "digest_tree", "tree_state"]
 
 
 def tree_state(root: Path, *, skip: tuple[str, ...] = (".git",)) -> dict[str, tuple[str, str]]:
@@ -43,3 +43,13 @@ def digest_tree(root: Path) -> dict[str, str]:
             else:
                 out[rel] = hashlib.sha256(path.read_bytes()).hexdigest()
     return out
+
+
+def bare_repository(folder: Path, config: str) -> Path:
+    """A folder shaped like a bare git repository (``HEAD``, ``objects``, ``refs``) whose
+    ``config`` holds ``config``: the listing must never list its internals."""
+    for part in ("objects", "refs"):
+        (folder / part).mkdir(parents=True)
+    (folder / "HEAD").write_text("ref: refs/heads/main\n")
+    (folder / "config").write_text(config)
+    return folder
