@@ -35,11 +35,11 @@ def server(zengine_home: Path) -> Iterator[ProviderServer]:
 
 
 # ------------------------------------------------------------------ parallel runs (pytest-xdist)
-# `ZENGINE_TEST_WORKERS=2 scripts/test` runs the suite on two workers (`-n 2 --dist loadgroup`;
-# off by default until a clean-clone run at CI load proves it flake-free). Every test of a module
-# that starts a JupyterLab or a Chromium belongs to one group, run one after another on one
-# worker: two browsers (each with its lab and kernels) never compete for the two cores, and the
-# other worker takes the rest of the suite meanwhile. Every other test is a group of its own.
+# `scripts/test` runs the suite on two workers (`-n 2 --dist loadgroup`; ZENGINE_TEST_WORKERS=0
+# for one process). Every test of a module that starts a JupyterLab or a Chromium belongs to
+# one group, run one after another on one worker: two browsers (each with its lab and kernels)
+# never compete for the two cores, and the other worker takes the rest of the suite meanwhile.
+# Every other test is a group of its own.
 # (xdist's own `xdist_group` marker does nothing under pytest 9: its worker renames
 # `item._nodeid`, which pytest 9 no longer reads; so the scheduler asks this file instead.)
 _LAB_WORDS = ("chromium_page(", "launch_chromium(", "running_lab(", '"--no-browser"')
