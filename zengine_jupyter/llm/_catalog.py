@@ -17,8 +17,7 @@ import logging
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
-import httpx
-
+from zengine_jupyter.llm._httpx import httpx
 from zengine_jupyter.llm._options import ModelPrice
 
 if TYPE_CHECKING:

@@ -23,8 +23,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
-import httpx
-
 from zengine_jupyter.config import data_dir, private_dir
 from zengine_jupyter.llm._catalog import Catalog
 from zengine_jupyter.llm._catalog_files import (
@@ -33,6 +31,7 @@ from zengine_jupyter.llm._catalog_files import (
     read_corrections,
     read_snapshot,
 )
+from zengine_jupyter.llm._httpx import httpx
 
 if TYPE_CHECKING:
     from collections.abc import Mapping

@@ -14,8 +14,7 @@ import re
 import time
 from typing import TYPE_CHECKING, Any
 
-import httpx
-
+from zengine_jupyter.llm._httpx import httpx
 from zengine_jupyter.protocol import (
     ContextTooLongError,
     ProviderConnectionError,

@@ -11,9 +11,8 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING, Any
 
-import httpx
-
 from zengine_jupyter.llm._http import redact
+from zengine_jupyter.llm._httpx import httpx
 from zengine_jupyter.llm._keys import resolve_key
 from zengine_jupyter.protocol import LocalServer, ProviderSetupError
 
