@@ -214,3 +214,29 @@ def test_a_cost_over_the_baseline_is_a_limit_too() -> None:
     assert lines[1].endswith("+7.5 ms over baseline <= +8.0 ms ok")
     assert lines[2].endswith("+20.0 ms over baseline <= +8.0 ms OVER")
     assert lines[3].endswith("<= 4 OVER, +4.0 ms over baseline <= +8.0 ms ok")
+
+
+def test_pairs_interleave_and_keep_each_side_s_least_figure() -> None:
+    """One sample alternates which side goes first and keeps each side's least: wall time, or
+    with ``measured`` the figure each run returns (CPU seconds)."""
+    from benchmarks._pairs import Pairs
+
+    order: list[str] = []
+    ours_figures = iter([0.5, 0.2, 0.4])
+    base_figures = iter([0.9, 0.7, 0.8])
+
+    def ours() -> float:
+        order.append("ours")
+        return next(ours_figures)
+
+    def base() -> float:
+        order.append("base")
+        return next(base_figures)
+
+    pairs = Pairs(ours, base, 3, measured=True)
+    assert pairs.ours() == 0.2
+    assert pairs.theirs() == 0.7
+    assert order == ["ours", "base", "base", "ours", "ours", "base"]
+    walled = Pairs(lambda: 5.0, lambda: 5.0, 2)  # figures ignored: wall time, far below 5 s
+    assert walled.ours() < 1.0
+    assert walled.theirs() < 1.0
