@@ -140,7 +140,7 @@ class ShadowRepository:
             # which project this is, for `zengine checkpoints gc` over every repository
             write_private(git_dir / "zengine-project", str(self.root))
         if not (git_dir / "objects" / "ff").is_dir():  # new, or after retention's gc
-            fan_out(git_dir)
+            await asyncio.to_thread(fan_out, git_dir)  # 256 mkdirs: not on the event loop
         self._write_if_changed(self.paths.exclude_file, self._exclude_text())
 
     def _exclude_text(self) -> str:
