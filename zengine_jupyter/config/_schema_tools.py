@@ -8,9 +8,9 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import ConfigDict, Field, field_validator, model_validator
 
-from zengine_jupyter.protocol import ConfigError
+from zengine_jupyter.protocol import ConfigError, DataModel
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -52,7 +52,7 @@ def expand_env_refs(value: str, environ: Mapping[str, str], *, where: str) -> st
     return _ENV_REF.sub(one, value)
 
 
-class StrictModel(BaseModel):
+class StrictModel(DataModel):
     """Base of every settings table: unknown keys and wrong types are errors, never coerced.
 
     The keys' docstrings are not read into the fields here (``use_attribute_docstrings`` parses

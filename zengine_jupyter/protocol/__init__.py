@@ -43,6 +43,9 @@ if TYPE_CHECKING:
         RewindPoint,
         RewindResult,
     )
+    from zengine_jupyter.protocol._data_model import (
+        DataModel,
+    )
     from zengine_jupyter.protocol._errors import (
         CassetteError,
         CheckpointError,
@@ -345,6 +348,7 @@ __all__ = [
     "ContextTooLongError",
     "CostCapReachedError",
     "CostUpdated",
+    "DataModel",
     "DeleteSessionRequest",
     "DocAnswer",
     "DocEdit",
@@ -583,6 +587,7 @@ __getattr__, __dir__ = _lazy_exports(
         "ContextTooLongError": "_errors",
         "CostCapReachedError": "_errors",
         "CostUpdated": "_events",
+        "DataModel": "_data_model",
         "DeleteSessionRequest": "_chats",
         "DocAnswer": "_live",
         "DocEdit": "_live",

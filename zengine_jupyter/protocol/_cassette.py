@@ -12,8 +12,9 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
 
+from zengine_jupyter.protocol._data_model import DataModel
 from zengine_jupyter.protocol._llm import StreamEvent
 
 __all__ = ["CASSETTE_VERSION", "CassetteExpect", "CassetteHeader", "CassetteStep"]
@@ -21,7 +22,7 @@ __all__ = ["CASSETTE_VERSION", "CassetteExpect", "CassetteHeader", "CassetteStep
 CASSETTE_VERSION: Literal[1] = 1
 
 
-class CassetteHeader(BaseModel):
+class CassetteHeader(DataModel):
     """The first line: what was recorded, from where."""
 
     model_config = ConfigDict(frozen=True, extra="ignore")
@@ -38,7 +39,7 @@ class CassetteHeader(BaseModel):
     note: str = ""
 
 
-class CassetteExpect(BaseModel):
+class CassetteExpect(DataModel):
     """What a request's last (user) message held: matched on replay."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -59,7 +60,7 @@ class CassetteExpect(BaseModel):
         return ", ".join(parts) or "nothing"
 
 
-class CassetteStep(BaseModel):
+class CassetteStep(DataModel):
     """One model request and its recorded answer."""
 
     model_config = ConfigDict(frozen=True, extra="ignore")

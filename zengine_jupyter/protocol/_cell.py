@@ -12,7 +12,9 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
+
+from zengine_jupyter.protocol._data_model import DataModel
 
 __all__ = ["CellError", "CellImage", "CellRunResult", "CellWhere"]
 
@@ -20,7 +22,7 @@ CellWhere = Literal["headless", "notebook"]
 """Where the code ran: captured in the kernel, or as a visible cell of the open notebook."""
 
 
-class CellImage(BaseModel):
+class CellImage(DataModel):
     """One image the code displayed (``plt.show()``, a figure as the last expression,
     ``display(Image(...))``): PNG or JPEG bytes and their size."""
 
@@ -32,7 +34,7 @@ class CellImage(BaseModel):
     height: int | None = None
 
 
-class CellError(BaseModel):
+class CellError(DataModel):
     """The exception the code raised (``KeyboardInterrupt`` for a run stopped at its bound)."""
 
     model_config = ConfigDict(frozen=True)
@@ -42,7 +44,7 @@ class CellError(BaseModel):
     """Plain text (no ANSI colours), the user code's frames only."""
 
 
-class CellRunResult(BaseModel):
+class CellRunResult(DataModel):
     """Everything one run gave back, before the tool caps it for the model."""
 
     model_config = ConfigDict(frozen=True, ser_json_bytes="base64", val_json_bytes="base64")

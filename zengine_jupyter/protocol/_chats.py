@@ -16,8 +16,9 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import ConfigDict
 
+from zengine_jupyter.protocol._data_model import DataModel
 from zengine_jupyter.protocol._wire_version import WIRE_VERSION, WireVersion
 
 __all__ = [
@@ -32,7 +33,7 @@ ChatMode = Literal["default", "accept_edits", "plan", "bypass"]
 """``config.PermissionMode``, repeated here: the protocol imports nothing of ours."""
 
 
-class _Request(BaseModel):
+class _Request(DataModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     v: WireVersion = WIRE_VERSION
@@ -62,7 +63,7 @@ class DeleteSessionRequest(_Request):
     session_id: str
 
 
-class ProviderState(BaseModel):
+class ProviderState(DataModel):
     """Where a chat's answers come from, in words for an empty or error state."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -81,7 +82,7 @@ class ProviderState(BaseModel):
     """The replayed recording's path."""
 
 
-class ChatOptions(BaseModel):
+class ChatOptions(DataModel):
     """The input footer's state for one chat (or a chat not opened yet)."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")

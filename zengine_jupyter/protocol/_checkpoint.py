@@ -5,7 +5,9 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import ConfigDict
+
+from zengine_jupyter.protocol._data_model import DataModel
 
 __all__ = [
     "REWIND_LIMITS",
@@ -25,7 +27,7 @@ REWIND_LIMITS = (
 )
 
 
-class NotStored(BaseModel):
+class NotStored(DataModel):
     """A file (or folder) a snapshot left out, and why. Rewind leaves these alone."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -36,7 +38,7 @@ class NotStored(BaseModel):
     size: int | None = None
 
 
-class CheckpointInfo(BaseModel):
+class CheckpointInfo(DataModel):
     """One snapshot of the project's files, kept in the shadow repository."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -49,7 +51,7 @@ class CheckpointInfo(BaseModel):
     not_stored: list[NotStored] = []
 
 
-class CheckpointsOff(BaseModel):
+class CheckpointsOff(DataModel):
     """Checkpoints are turned off for this project; ``reason`` is the notice to show."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -58,7 +60,7 @@ class CheckpointsOff(BaseModel):
     kind: Literal["too_many_files", "unsafe_root"]
 
 
-class CodeRestore(BaseModel):
+class CodeRestore(DataModel):
     """The result of putting a checkpoint's files back."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -75,7 +77,7 @@ class CodeRestore(BaseModel):
     note: str = REWIND_LIMITS
 
 
-class OtherChatEdits(BaseModel):
+class OtherChatEdits(DataModel):
     """Another chat of the same project that changed files after a checkpoint.
 
     Every chat of a project snapshots the whole project, so a code rewind to that checkpoint
@@ -93,7 +95,7 @@ class OtherChatEdits(BaseModel):
     """Shell commands it ran since then: what they changed on disk is not known by name."""
 
 
-class RewindPoint(BaseModel):
+class RewindPoint(DataModel):
     """A user message a chat can be rewound to (the start of its turn)."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -115,7 +117,7 @@ class RewindPoint(BaseModel):
     would revert their edits too (filled by ``rewind_points``)."""
 
 
-class RewindResult(BaseModel):
+class RewindResult(DataModel):
     """What a rewind did: the conversation, the files, or both."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -140,7 +142,7 @@ class RewindResult(BaseModel):
     note: str = REWIND_LIMITS
 
 
-class CheckpointGc(BaseModel):
+class CheckpointGc(DataModel):
     """What checkpoint retention did to one project's shadow repository."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
 
 from zengine_jupyter.protocol._checkpoint import CheckpointInfo, RewindResult
+from zengine_jupyter.protocol._data_model import DataModel
 
 __all__ = [
     "ApprovalDecision",
@@ -40,7 +41,7 @@ __all__ = [
 ]
 
 
-class _Event(BaseModel):
+class _Event(DataModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     session_id: str
@@ -111,7 +112,7 @@ class ToolCallFinished(_Event):
     artifact: str | None = None
 
 
-class ApprovalRequest(BaseModel):
+class ApprovalRequest(DataModel):
     """A question for the user: may this tool call run?"""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -131,7 +132,7 @@ class ApprovalRequest(BaseModel):
     """What "always allow" would add, e.g. ``Bash(git status:*)``."""
 
 
-class ApprovalDecision(BaseModel):
+class ApprovalDecision(DataModel):
     """The user's answer. No answer in a non-interactive run means deny."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import ConfigDict
+
+from zengine_jupyter.protocol._data_model import DataModel
 
 __all__ = ["HOOK_EVENTS", "HookEventName", "HookPayload"]
 
@@ -22,7 +24,7 @@ HOOK_EVENTS: tuple[HookEventName, ...] = (
 """Every event a hook can be attached to, in the order they happen in a turn."""
 
 
-class HookPayload(BaseModel):
+class HookPayload(DataModel):
     """The JSON a hook reads on stdin. Fields that do not apply to the event are ``null``."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")

@@ -16,8 +16,9 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import ConfigDict
 
+from zengine_jupyter.protocol._data_model import DataModel
 from zengine_jupyter.protocol._wire_version import WIRE_VERSION, WireVersion
 
 __all__ = [
@@ -30,7 +31,7 @@ __all__ = [
 ]
 
 
-class _Model(BaseModel):
+class _Model(DataModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
 

@@ -19,7 +19,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
+
+from zengine_jupyter.protocol._data_model import DataModel
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable
@@ -76,13 +78,13 @@ StopReason = Literal[
 _FROZEN = ConfigDict(frozen=True, extra="forbid")
 
 
-class TextPart(BaseModel):
+class TextPart(DataModel):
     model_config = _FROZEN
     type: Literal["text"] = "text"
     text: str
 
 
-class ImagePart(BaseModel):
+class ImagePart(DataModel):
     """An image, base64-encoded (png, jpeg, gif or webp)."""
 
     model_config = _FROZEN
@@ -91,7 +93,7 @@ class ImagePart(BaseModel):
     data: str
 
 
-class ThinkingPart(BaseModel):
+class ThinkingPart(DataModel):
     """A model's thinking, passed back unmodified (Anthropic checks ``signature``)."""
 
     model_config = _FROZEN
@@ -100,13 +102,13 @@ class ThinkingPart(BaseModel):
     signature: str | None = None
 
 
-class RedactedThinkingPart(BaseModel):
+class RedactedThinkingPart(DataModel):
     model_config = _FROZEN
     type: Literal["redacted_thinking"] = "redacted_thinking"
     data: str
 
 
-class ToolUsePart(BaseModel):
+class ToolUsePart(DataModel):
     model_config = _FROZEN
     type: Literal["tool_use"] = "tool_use"
     id: str
@@ -116,7 +118,7 @@ class ToolUsePart(BaseModel):
     """Opaque provider data to pass back with the call (Gemini's ``extra_content``)."""
 
 
-class ToolResultPart(BaseModel):
+class ToolResultPart(DataModel):
     model_config = _FROZEN
     type: Literal["tool_result"] = "tool_result"
     tool_use_id: str
@@ -130,7 +132,7 @@ MessagePart = Annotated[
 ]
 
 
-class Message(BaseModel):
+class Message(DataModel):
     model_config = _FROZEN
     role: Literal["user", "assistant"]
     content: list[MessagePart]
@@ -186,7 +188,7 @@ def _image_or_note(
         f"stored: {what_to_do}]"))  # fmt: skip
 
 
-class ToolSpec(BaseModel):
+class ToolSpec(DataModel):
     """A tool the model may call; ``input_schema`` is a JSON Schema object."""
 
     model_config = _FROZEN
@@ -195,7 +197,7 @@ class ToolSpec(BaseModel):
     input_schema: dict[str, Any]
 
 
-class ModelRequest(BaseModel):
+class ModelRequest(DataModel):
     """One call to a model. ``model`` empty = the client's own model for its role."""
 
     model_config = _FROZEN
@@ -207,7 +209,7 @@ class ModelRequest(BaseModel):
     """None = the client's configured effort."""
 
 
-class TokenUsage(BaseModel):
+class TokenUsage(DataModel):
     """Tokens of one billed attempt; ``input_tokens`` excludes cache reads and writes."""
 
     model_config = _FROZEN
@@ -220,13 +222,13 @@ class TokenUsage(BaseModel):
 # ----------------------------------------------------------------------------- stream events
 
 
-class TextDelta(BaseModel):
+class TextDelta(DataModel):
     model_config = _FROZEN
     type: Literal["text"] = "text"
     text: str
 
 
-class ThinkingDelta(BaseModel):
+class ThinkingDelta(DataModel):
     """Thinking text, or (with ``signature``) the end of a thinking block; ``redacted`` carries
     a redacted block's data."""
 
@@ -237,7 +239,7 @@ class ThinkingDelta(BaseModel):
     redacted: str | None = None
 
 
-class ToolCallStart(BaseModel):
+class ToolCallStart(DataModel):
     model_config = _FROZEN
     type: Literal["tool_call_start"] = "tool_call_start"
     index: int
@@ -245,7 +247,7 @@ class ToolCallStart(BaseModel):
     name: str
 
 
-class ToolCallDelta(BaseModel):
+class ToolCallDelta(DataModel):
     """A fragment of the call's JSON arguments (fragments concatenate)."""
 
     model_config = _FROZEN
@@ -254,7 +256,7 @@ class ToolCallDelta(BaseModel):
     arguments: str
 
 
-class ToolCallEnd(BaseModel):
+class ToolCallEnd(DataModel):
     """The call is complete; ``input`` is the parsed arguments (``{}`` if they were empty)."""
 
     model_config = _FROZEN
@@ -270,7 +272,7 @@ class ToolCallEnd(BaseModel):
     ``extra_content.google.thought_signature``, which must be echoed back)."""
 
 
-class UsageEvent(BaseModel):
+class UsageEvent(DataModel):
     """What one attempt cost. ``cost_usd`` None = the price is unknown (never shown as $0)."""
 
     model_config = _FROZEN
@@ -280,7 +282,7 @@ class UsageEvent(BaseModel):
     cost_usd: float | None = None
 
 
-class StopEvent(BaseModel):
+class StopEvent(DataModel):
     model_config = _FROZEN
     type: Literal["stop"] = "stop"
     reason: StopReason
@@ -288,7 +290,7 @@ class StopEvent(BaseModel):
     """The provider's own word for it (``end_turn``, ``tool_calls``, ...)."""
 
 
-class RetryEvent(BaseModel):
+class RetryEvent(DataModel):
     """The provider is busy; attempt ``attempt`` of ``attempts`` starts in ``wait_s`` seconds."""
 
     model_config = _FROZEN
@@ -306,7 +308,7 @@ class RetryEvent(BaseModel):
         return f"Provider busy · retry {self.attempt} in {self.wait_s:g}s"
 
 
-class FallbackEvent(BaseModel):
+class FallbackEvent(DataModel):
     """``from_model`` failed before any answer text; ``to_model`` is tried next."""
 
     model_config = _FROZEN
@@ -316,7 +318,7 @@ class FallbackEvent(BaseModel):
     reason: str
 
 
-class ErrorEvent(BaseModel):
+class ErrorEvent(DataModel):
     """The request failed for good; the stream ends here. Text already streamed stays."""
 
     model_config = _FROZEN

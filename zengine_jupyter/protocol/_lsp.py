@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import ConfigDict
+
+from zengine_jupyter.protocol._data_model import DataModel
 
 __all__ = ["LspServerState", "LspServerStatus"]
 
@@ -18,7 +20,7 @@ open; ``ready``: running and idle; ``not_installed``: its program is not on PATH
 ``stopped``: shut down with the session."""
 
 
-class LspServerStatus(BaseModel):
+class LspServerStatus(DataModel):
     """One language server, as the ``/lsp`` view lists it."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")

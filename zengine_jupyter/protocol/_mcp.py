@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import ConfigDict
+
+from zengine_jupyter.protocol._data_model import DataModel
 
 __all__ = ["McpServerState", "McpServerStatus", "McpTransportKind"]
 
@@ -19,7 +21,7 @@ untrusted workspace; ``disabled`` ``enabled = false`` in its entry."""
 McpTransportKind = Literal["stdio", "http"]
 
 
-class McpServerStatus(BaseModel):
+class McpServerStatus(DataModel):
     """One server's line in the notice and in ``/mcp``."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")

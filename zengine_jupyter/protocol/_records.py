@@ -20,8 +20,9 @@ import secrets
 from datetime import UTC, datetime
 from typing import Annotated, Any, Literal
 
-from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
+from pydantic import AwareDatetime, ConfigDict, Field
 
+from zengine_jupyter.protocol._data_model import DataModel
 from zengine_jupyter.protocol._verification import CheckRecord
 
 __all__ = [
@@ -66,7 +67,7 @@ def _now() -> datetime:
     return datetime.now(UTC)
 
 
-class _Record(BaseModel):
+class _Record(DataModel):
     """Fields every record has. Unknown extra fields (from a newer writer) are ignored."""
 
     model_config = ConfigDict(frozen=True, extra="ignore")
@@ -94,7 +95,7 @@ class TitleRecord(_Record):
     title: str
 
 
-class ThinkingBlock(BaseModel):
+class ThinkingBlock(DataModel):
     """A reasoning block; ``signature`` is what Anthropic needs to accept it back."""
 
     model_config = ConfigDict(frozen=True, extra="ignore")
@@ -103,7 +104,7 @@ class ThinkingBlock(BaseModel):
     signature: str | None = None
 
 
-class RecordedToolCall(BaseModel):
+class RecordedToolCall(DataModel):
     """A tool call the assistant made; its answer is a :class:`ToolResultRecord` with this id."""
 
     model_config = ConfigDict(frozen=True, extra="ignore")
@@ -113,7 +114,7 @@ class RecordedToolCall(BaseModel):
     input: dict[str, Any] = Field(default_factory=dict)
 
 
-class RecordedImage(BaseModel):
+class RecordedImage(DataModel):
     """An image a tool result carried (a RunCell plot) or the user attached (an ACP prompt's
     image), by reference: the bytes are the file
     ``artifacts/<file>``, named by their SHA-256, so a log line stays small and the same plot
@@ -335,7 +336,7 @@ LogRecord = Annotated[
 """One line of a chat log, tagged by ``kind``."""
 
 
-class UnknownRecord(BaseModel):
+class UnknownRecord(DataModel):
     """A line whose ``kind`` this version does not know: kept verbatim, skipped by replay."""
 
     model_config = ConfigDict(frozen=True)

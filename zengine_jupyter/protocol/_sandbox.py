@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import ConfigDict
+
+from zengine_jupyter.protocol._data_model import DataModel
 
 __all__ = ["SandboxNotice"]
 
 
-class SandboxNotice(BaseModel):
+class SandboxNotice(DataModel):
     """The sandbox was asked for but cannot run here: commands run unconfined and the gate asks.
 
     Shown loudly (status line, turn view) every time it applies; never silent.

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import AwareDatetime, BaseModel, ConfigDict
+from pydantic import AwareDatetime, ConfigDict
+
+from zengine_jupyter.protocol._data_model import DataModel
 
 __all__ = ["SessionMeta"]
 
 
-class SessionMeta(BaseModel):
+class SessionMeta(DataModel):
     """A chat's summary, written atomically beside its log.
 
     Every value is a function of the log (see ``store/_meta.py``), so a missing or

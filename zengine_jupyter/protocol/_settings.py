@@ -8,7 +8,9 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import ConfigDict
+
+from zengine_jupyter.protocol._data_model import DataModel
 
 __all__ = ["LayerName", "SettingsIssue", "WithheldSetting"]
 
@@ -18,7 +20,7 @@ project's ``.z-engine/settings.toml``, the personal ``.z-engine/settings.local.t
 ``ZENGINE_*`` environment overrides."""
 
 
-class SettingsIssue(BaseModel):
+class SettingsIssue(DataModel):
     """A layer (or one environment override) that was skipped, and why."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -43,7 +45,7 @@ class SettingsIssue(BaseModel):
         return f"{where}:{key} {self.reason} ({skipped})"
 
 
-class WithheldSetting(BaseModel):
+class WithheldSetting(DataModel):
     """A project setting not applied because the workspace is not trusted (the banner's list)."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")

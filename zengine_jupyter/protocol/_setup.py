@@ -13,8 +13,9 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, SecretStr
+from pydantic import ConfigDict, SecretStr
 
+from zengine_jupyter.protocol._data_model import DataModel
 from zengine_jupyter.protocol._wire_version import WIRE_VERSION, WireVersion
 
 __all__ = [
@@ -39,7 +40,7 @@ SetupProvider = Literal["anthropic", "openai", "compatible", "local"]
 """Anthropic, OpenAI, any OpenAI-compatible URL, or a server found on this machine."""
 
 
-class _Data(BaseModel):
+class _Data(DataModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
 

@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import ConfigDict
 
+from zengine_jupyter.protocol._data_model import DataModel
 from zengine_jupyter.protocol._sandbox import SandboxNotice
 
 __all__ = ["ComponentStatus", "DoctorReport"]
 
 
-class ComponentStatus(BaseModel):
+class ComponentStatus(DataModel):
     """One external program a feature relies on."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -24,7 +25,7 @@ class ComponentStatus(BaseModel):
     """The command that installs it on Debian; shown when it is missing."""
 
 
-class DoctorReport(BaseModel):
+class DoctorReport(DataModel):
     """Everything ``zengine doctor`` checks, in one JSON-serialisable object."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
+
+from zengine_jupyter.protocol._data_model import DataModel
 
 __all__ = ["TOOL_NAME_PATTERN", "ToolDefinition"]
 
@@ -16,7 +18,7 @@ TOOL_NAME_PATTERN = r"^[a-zA-Z0-9_-]{1,64}$"
 """What every provider accepts as a tool name (Anthropic and OpenAI-compatible alike)."""
 
 
-class ToolDefinition(BaseModel):
+class ToolDefinition(DataModel):
     """One tool the model may call; ``input_schema`` is a JSON Schema object."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")

@@ -5,12 +5,14 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
+
+from zengine_jupyter.protocol._data_model import DataModel
 
 __all__ = ["TrustEntry", "TrustFile"]
 
 
-class TrustEntry(BaseModel):
+class TrustEntry(DataModel):
     """One folder the user trusts. Subfolders and worktrees are not covered: they need their own."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -20,7 +22,7 @@ class TrustEntry(BaseModel):
     trusted_at: datetime
 
 
-class TrustFile(BaseModel):
+class TrustFile(DataModel):
     """The whole of ``trust.json`` in the data folder."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")

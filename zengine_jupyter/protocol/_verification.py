@@ -11,7 +11,9 @@ from datetime import datetime
 from enum import StrEnum
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import ConfigDict
+
+from zengine_jupyter.protocol._data_model import DataModel
 
 __all__ = [
     "EVIDENCE_KINDS",
@@ -50,7 +52,7 @@ class Badge(StrEnum):
     NOT_APPLICABLE = "not_applicable"
 
 
-class CheckSpec(BaseModel):
+class CheckSpec(DataModel):
     """A check the agent can run with Verify: discovered from build files or set in settings."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -74,7 +76,7 @@ class CheckSpec(BaseModel):
         return " ".join(_quote(part) for part in self.command)
 
 
-class TestCounts(BaseModel):
+class TestCounts(DataModel):
     """Test counts parsed from a check's output; a field is None when the output does not say."""
 
     __test__ = False  # not a pytest test class
@@ -90,7 +92,7 @@ class TestCounts(BaseModel):
         return any(v is not None for v in (self.passed, self.failed, self.skipped, self.errors))
 
 
-class CheckRecord(BaseModel):
+class CheckRecord(DataModel):
     """One recorded run of a check: the evidence the badge is read from."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -115,7 +117,7 @@ class CheckRecord(BaseModel):
     finished: datetime
 
 
-class VerificationOutcome(BaseModel):
+class VerificationOutcome(DataModel):
     """The badge, the records it was read from, and why, in words."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")

@@ -8,8 +8,9 @@ built through these models.
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import ConfigDict
 
+from zengine_jupyter.protocol._data_model import DataModel
 from zengine_jupyter.protocol._settings import LayerName, WithheldSetting
 from zengine_jupyter.protocol._widget_wire import RewindOutcome, RewindPointView
 from zengine_jupyter.protocol._wire_version import WIRE_VERSION, WireVersion
@@ -26,7 +27,7 @@ __all__ = [
 ]
 
 
-class _State(BaseModel):
+class _State(DataModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
 

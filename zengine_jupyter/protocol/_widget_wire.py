@@ -27,7 +27,6 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal, Self
 
 from pydantic import (
-    BaseModel,
     ConfigDict,
     Field,
     SerializerFunctionWrapHandler,
@@ -36,6 +35,7 @@ from pydantic import (
 )
 
 from zengine_jupyter.protocol._checkpoint import RewindPoint, RewindResult
+from zengine_jupyter.protocol._data_model import DataModel
 from zengine_jupyter.protocol._events import ApprovalDecision, EngineEvent
 from zengine_jupyter.protocol._records import TurnStatus
 from zengine_jupyter.protocol._setup import (
@@ -74,7 +74,7 @@ __all__ = [
 RewindScope = Literal["code", "conversation", "both"]
 
 
-class _WidgetWire(BaseModel):
+class _WidgetWire(DataModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     v: WireVersion = WIRE_VERSION
@@ -167,7 +167,7 @@ WidgetRequest = Annotated[
 # ---------------------------------------------------------------- kernel -> view
 
 
-class TurnResult(BaseModel):
+class TurnResult(DataModel):
     """The turn is over (or failed before it ran): the last event a turn view gets."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")

@@ -41,7 +41,7 @@ from __future__ import annotations
 
 from typing import Annotated, Literal, Self
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import ConfigDict, Field, model_validator
 
 from zengine_jupyter.protocol._chats import (
     ChatOptions,
@@ -50,6 +50,7 @@ from zengine_jupyter.protocol._chats import (
     RenameSessionRequest,
 )
 from zengine_jupyter.protocol._checkpoint import CodeRestore
+from zengine_jupyter.protocol._data_model import DataModel
 from zengine_jupyter.protocol._events import ApprovalDecision, ApprovalRequest, EngineEvent
 from zengine_jupyter.protocol._live import DocAnswer, DocRequest, OpenDocuments
 from zengine_jupyter.protocol._mcp import McpServerStatus
@@ -88,7 +89,7 @@ __all__ = [
 ]
 
 
-class _Wire(BaseModel):
+class _Wire(DataModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     v: WireVersion = WIRE_VERSION
@@ -263,7 +264,7 @@ class Snapshot(_Wire):
     """The turn in flight, if any: its live events follow."""
 
 
-class SlashCommand(BaseModel):
+class SlashCommand(DataModel):
     """One completion for the input box."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")

@@ -22,7 +22,7 @@ import json
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, get_args
 
-from pydantic import TypeAdapter, ValidationError
+from pydantic import ConfigDict, TypeAdapter, ValidationError
 from pydantic_core import PydanticSerializationError
 
 from zengine_jupyter.protocol import LogRecord, UnknownRecord
@@ -43,8 +43,9 @@ __all__ = [
     "validate_line",
 ]
 
-LOG_RECORD: TypeAdapter[LogRecord] = TypeAdapter(LogRecord)
-"""Validates and serialises any :data:`LogRecord`."""
+LOG_RECORD: TypeAdapter[LogRecord] = TypeAdapter(LogRecord, config=ConfigDict(defer_build=True))
+"""Validates and serialises any :data:`LogRecord` (built on first use: a new chat never
+reads one)."""
 
 _KNOWN_KINDS: frozenset[str] = frozenset(
     get_args(cls.model_fields["kind"].annotation)[0] for cls in get_args(get_args(LogRecord)[0])

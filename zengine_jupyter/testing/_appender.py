@@ -1,13 +1,13 @@
 """Fork server for the store kill test: ``python -m zengine_jupyter.testing._appender``.
 
-It imports the store once, then on each ``spawn ROOT SID ACKFILE SEED [MODE]`` line forks a
-worker and prints the worker's pid. The worker opens the chat for writing and appends
-as fast as it can, forever; after each ``append`` returns it stores the record's
-sequence number in ACKFILE (8 bytes, signed little-endian) and it prints ``ready``
-once before the first append. With MODE ``meta`` it rewrites ``meta.json`` (an atomic
-write: temporary file, then rename) as fast as it can instead, counting in ACKFILE.
-``reap PID`` waits for a (killed) worker and prints its wait status. Forking keeps each
-kill round at a few milliseconds instead of an interpreter start.
+It imports the store and builds its models once, then on each
+``spawn ROOT SID ACKFILE SEED [MODE]`` line forks a worker and prints the worker's pid. The
+worker opens the chat for writing and appends as fast as it can, forever; after each
+``append`` returns it stores the record's sequence number in ACKFILE (8 bytes, signed
+little-endian) and it prints ``ready`` once before the first append. With MODE ``meta`` it
+rewrites ``meta.json`` (an atomic write: temporary file, then rename) as fast as it can
+instead, counting in ACKFILE. ``reap PID`` waits for a (killed) worker and prints its wait
+status. Forking keeps each kill round at a few milliseconds instead of an interpreter start.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from pathlib import Path
 
 from zengine_jupyter.protocol._records import MessageRecord
 from zengine_jupyter.store import SessionStore
+from zengine_jupyter.store._lines import LOG_RECORD, record_line
 
 _SMALL = (20, 400)
 _LARGE = (20_000, 90_000)
@@ -68,7 +69,15 @@ def _spawn(args: list[str]) -> None:
     sys.stdout.flush()
 
 
+def _warm() -> None:
+    """Build what every worker uses (models are built on first use) before any fork, so a
+    worker appends within microseconds of starting, as the kills' delays assume."""
+    line = record_line(MessageRecord(id="m0", role="user", text="0:"))
+    LOG_RECORD.validate_json(line)
+
+
 def main() -> None:
+    _warm()
     for line in sys.stdin:
         command, *args = line.split()
         if command == "spawn":

@@ -9,11 +9,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Generic, Literal, TypeVar
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, PrivateAttr, ValidationError
+from pydantic import AfterValidator, ConfigDict, PrivateAttr, ValidationError
 
 from zengine_jupyter.engine.tools._images import ImageStore
 from zengine_jupyter.host import ResolvedPath, check_path_text, display_path, resolve_path
-from zengine_jupyter.protocol import ImagePart, ToolError
+from zengine_jupyter.protocol import DataModel, ImagePart, ToolError
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -46,7 +46,7 @@ PathText = Annotated[str, AfterValidator(check_path_text)]
 is an argument error, refused before the gate sees the call."""
 
 
-class ToolInput(BaseModel):
+class ToolInput(DataModel):
     """Base of every tool's arguments: unknown keys are an error the model can read."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
