@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Generic, Literal, Ty
 from pydantic import AfterValidator, ConfigDict, PrivateAttr, ValidationError
 
 from zengine_jupyter.engine.tools._images import ImageStore
+from zengine_jupyter.engine.tools._schemas import input_schema_of
 from zengine_jupyter.host import ResolvedPath, check_path_text, display_path, resolve_path
 from zengine_jupyter.protocol import DataModel, ImagePart, ToolError
 
@@ -128,10 +129,8 @@ class Tool(ABC, Generic[InputT]):
     Input: type[InputT]
 
     def input_schema(self) -> dict[str, Any]:
-        """The JSON schema the model sees for the arguments."""
-        schema = self.Input.model_json_schema()
-        schema.pop("title", None)
-        return schema
+        """The JSON schema the model sees for the arguments (made once: ``_schemas``)."""
+        return input_schema_of(self.Input)
 
     def parse(self, arguments: dict[str, Any]) -> InputT:
         """Validate the model's arguments; a mistake becomes a :class:`ToolError` it can fix."""
