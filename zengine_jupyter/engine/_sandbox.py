@@ -16,20 +16,19 @@ from typing import TYPE_CHECKING
 
 from zengine_jupyter.config import private_temp_dir
 from zengine_jupyter.engine._extension import SessionExtension
-from zengine_jupyter.host.sandbox import (
-    CommandOrigin,
-    DetectOptions,
-    SandboxOptions,
-    detect_backend,
-    plan_shell,
-)
 from zengine_jupyter.policy import sandbox_auto_allow
 from zengine_jupyter.protocol import Notice
 
 if TYPE_CHECKING:
     from zengine_jupyter.config import Settings
     from zengine_jupyter.engine._session import Session
-    from zengine_jupyter.host.sandbox import CommandPlan, SandboxBackend
+    from zengine_jupyter.host.sandbox import (
+        CommandOrigin,
+        CommandPlan,
+        DetectOptions,
+        SandboxBackend,
+        SandboxOptions,
+    )
     from zengine_jupyter.protocol import SandboxNotice
 
 __all__ = ["SandboxExtension", "sandbox_options"]
@@ -48,6 +47,8 @@ def sandbox_options(settings: Settings, root: Path) -> SandboxOptions:
     (:func:`~zengine_jupyter.config.private_temp_dir`: on a shared host the commands' scratch
     files stay out of other users' reach); home is ``$HOME``.
     """
+    from zengine_jupyter.host.sandbox import SandboxOptions
+
     sandbox = settings.shell.sandbox
     return SandboxOptions(
         root=root,
@@ -84,13 +85,16 @@ class SandboxExtension(SessionExtension):
         await self._apply(session)
 
     async def _apply(self, session: Session) -> None:
-        options = sandbox_options(session.settings.settings, session.root)
-        self.options = options
-        if not options.enabled:
+        if not session.settings.settings.shell.sandbox.enabled:  # host.sandbox stays unloaded
+            self.options = None
             self.backend = None
             session.ctx.shells.planner = None
             session.gate.auto_allow = None
             return
+        from zengine_jupyter.host.sandbox import detect_backend
+
+        options = sandbox_options(session.settings.settings, session.root)
+        self.options = options
         self.backend = await detect_backend(self.detect_options)
         session.ctx.shells.planner = self.plan
         notice = self.backend.notice
@@ -101,6 +105,8 @@ class SandboxExtension(SessionExtension):
         session.gate.auto_allow = self._auto_allow if available else None
 
     def _plan(self, command: str, origin: CommandOrigin, cwd: Path) -> CommandPlan:
+        from zengine_jupyter.host.sandbox import plan_shell
+
         assert self.options is not None
         return plan_shell(self.options, self.backend, origin, command, cwd)
 
@@ -116,6 +122,8 @@ class SandboxExtension(SessionExtension):
 
     def _auto_allow(self, command: str) -> bool:
         """The gate's hook: the command runs sandboxed and writes only where it may."""
+        from zengine_jupyter.host.sandbox import CommandOrigin
+
         assert self.options is not None
         root = self.options.root
         plan = self._plan(command, CommandOrigin.AGENT_BASH, root)

@@ -26,8 +26,6 @@ from zengine_jupyter.llm._connect import no_key_hint
 from zengine_jupyter.llm._cost import CostMeter, Pricer, check_cost_cap
 from zengine_jupyter.llm._endpoint import DEFAULT_MODELS, OPENAI_URL, CallSpec, detect_endpoint
 from zengine_jupyter.llm._keys import AuthStore, provider_key_var, resolve_key
-from zengine_jupyter.llm.anthropic import AnthropicAdapter
-from zengine_jupyter.llm.openai import OpenAIAdapter
 from zengine_jupyter.protocol import (
     ConfigError,
     ContextTooLongError,
@@ -251,8 +249,12 @@ def _adapter(endpoint: Endpoint, options: ProviderOptions, deps: ClientDeps) -> 
             hint=no_key_hint(endpoint.host, provider_key_var(endpoint.host)),
         )
     secret = key.secret if key is not None else None
-    if endpoint.wire == "anthropic":
+    if endpoint.wire == "anthropic":  # only the wire in use is imported
+        from zengine_jupyter.llm.anthropic import AnthropicAdapter
+
         return AnthropicAdapter(endpoint, secret, options.timeouts)
+    from zengine_jupyter.llm.openai import OpenAIAdapter
+
     return OpenAIAdapter(endpoint, secret, options.timeouts)
 
 

@@ -13,7 +13,7 @@ import contextlib
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
-from zengine_jupyter.integrations.mcp import McpManager, McpManagerOptions
+from zengine_jupyter.integrations.mcp import McpManagerOptions
 from zengine_jupyter.protocol import McpConnectionError, McpRequestError, McpServerError
 
 if TYPE_CHECKING:
@@ -21,6 +21,7 @@ if TYPE_CHECKING:
 
     from zengine_jupyter.integrations.mcp import (
         McpCallResult,
+        McpManager,
         McpPrompt,
         McpResource,
         McpResourceContent,
@@ -224,6 +225,8 @@ class McpHub:
         if self._closed:
             raise McpConnectionError(name, "the chat's MCP hub is closed")
         entry = self._config[name][0]
+        from zengine_jupyter.integrations.mcp import McpManager  # a server's first start
+
         manager = McpManager(entry, self.options, on_change=lambda _m: self._changed())
         self._managers[name] = manager
         manager.start()

@@ -17,11 +17,10 @@ import asyncio
 import contextlib
 import itertools
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 from zengine_jupyter.config import open_private, private_dir
 from zengine_jupyter.host import RunOptions, open_process
-from zengine_jupyter.host.sandbox import CommandOrigin, open_planned
 from zengine_jupyter.protocol import ToolError
 
 if TYPE_CHECKING:
@@ -29,7 +28,7 @@ if TYPE_CHECKING:
     from contextlib import AbstractAsyncContextManager
     from pathlib import Path
 
-    from zengine_jupyter.host.sandbox import CommandPlan
+    from zengine_jupyter.host.sandbox import CommandOrigin, CommandPlan
 
 __all__ = ["BackgroundShell", "CommandResult", "ShellRunner"]
 
@@ -77,13 +76,17 @@ class ShellRunner:
         self._background: dict[str, BackgroundShell] = {}
 
     def _open(
-        self, command: str, origin: CommandOrigin
+        self, command: str, origin: Literal["agent_bash", "background_shell"]
     ) -> AbstractAsyncContextManager[asyncio.subprocess.Process]:
-        """Start ``bash -c COMMAND`` (stdout and stderr merged), through the sandbox if planned."""
+        """Start ``bash -c COMMAND`` (stdout and stderr merged), through the sandbox if planned.
+
+        ``host.sandbox`` is imported only then: with the sandbox off, no chat loads it."""
         options = RunOptions(cwd=self.root, env=self.env, tied=True)
         if self.planner is None:
             return open_process(["bash", "-c", command], options, merge_stderr=True)
-        plan = self.planner(command, origin, self.root)
+        from zengine_jupyter.host.sandbox import CommandOrigin, open_planned
+
+        plan = self.planner(command, CommandOrigin(origin), self.root)
         return open_planned(plan, options, merge_stderr=True)
 
     def _artifact(self, kind: str) -> Path:
@@ -96,7 +99,7 @@ class ShellRunner:
         chunks: list[bytes] = []
         exit_code: int | None = None
         with open_private(artifact) as log:
-            async with self._open(command, CommandOrigin.AGENT_BASH) as proc:
+            async with self._open(command, "agent_bash") as proc:
                 assert proc.stdout is not None
                 try:
                     async with asyncio.timeout(timeout_s):
@@ -122,7 +125,7 @@ class ShellRunner:
 
     async def _pump(self, shell: BackgroundShell) -> int:
         with open_private(shell.artifact) as log:
-            async with self._open(shell.command, CommandOrigin.BACKGROUND_SHELL) as proc:
+            async with self._open(shell.command, "background_shell") as proc:
                 assert proc.stdout is not None
                 while chunk := await proc.stdout.read(1 << 16):
                     log.write(chunk)
