@@ -88,7 +88,7 @@ def grep_files(
     display: Callable[[str], str],
 ) -> list[str]:
     out: list[str] = []
-    for path in sorted(files, key=_parts):
+    for path in sorted(files, key=_path_order):
         real = listing.real(path)
         scanned = ahead.done[real] if real in ahead.done else _scan(real, ahead.regex, args)
         if scanned is None:
@@ -134,9 +134,11 @@ def _read_all(fd: int, size: int) -> bytes:
     return data
 
 
-def _parts(path: str) -> list[str]:
-    """The order ``Path`` objects sort in (part by part), without making them."""
-    return path.split("/")
+def _path_order(path: str) -> str:
+    """The order ``Path`` objects sort in (part by part), without making them or a list of
+    parts: with each ``/`` as NUL, which no name holds and every character sorts after, a
+    shorter part sorts first, as in a comparison of the parts."""
+    return path.replace("/", "\0")
 
 
 def _text_of(path: str) -> str | None:

@@ -50,7 +50,8 @@ WAIT_S, WAIT_PER_FILE_S = 1.0, 50e-6
 listed files are searched by name instead (``--max-filesize`` then leaves out large files)."""
 _CHUNK = 64 * 1024
 _PAUSE = 0.005
-"""Seconds between reads of ripgrep's output (it writes each name on its own)."""
+"""Seconds between reads of ripgrep's output (it writes each name on its own); the wait ends
+early when ripgrep exits, so the last names are read at once."""
 
 
 class RipgrepWalk:
@@ -124,13 +125,18 @@ class RipgrepWalk:
         try:
             async with asyncio.timeout(_ripgrep.TIMEOUT_S), open_process(argv, options) as proc:
                 assert proc.stdout is not None
+                exited = asyncio.ensure_future(proc.wait())
                 rest = b""
-                while chunk := await proc.stdout.read(_CHUNK):
-                    whole, _, rest = (rest + chunk).rpartition(b"\0")
-                    if whole:  # the names as os.fsdecode gives them, all at once
-                        self._check(whole.decode(encoding, errors).split("\0"))
-                    await asyncio.sleep(_PAUSE)  # let names gather: fewer, larger reads
-                code = await proc.wait()
+                try:
+                    while chunk := await proc.stdout.read(_CHUNK):
+                        whole, _, rest = (rest + chunk).rpartition(b"\0")
+                        if whole:  # the names as os.fsdecode gives them, all at once
+                            self._check(whole.decode(encoding, errors).split("\0"))
+                        # let names gather (fewer, larger reads), but not past ripgrep's exit
+                        await asyncio.wait([exited], timeout=_PAUSE)
+                    code = await exited
+                finally:
+                    exited.cancel()
         except (ProcessError, TimeoutError):
             return False
         return code in (0, 1) and not rest  # else: a file or folder it could not read, ...
