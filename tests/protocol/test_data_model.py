@@ -3,36 +3,17 @@ every one of them builds, so a broken model fails here rather than at its first 
 
 from __future__ import annotations
 
-import importlib
-import pkgutil
 import subprocess
 import sys
 
 import pytest
 from pydantic import BaseModel
 
-import zengine_jupyter
 from zengine_jupyter.protocol import DataModel
+from zengine_jupyter.testing.modules import import_all, subclasses
 
-_ELSEWHERE = "zengine_jupyter.jupyter_ai"
-
-
-def _all_models() -> list[type[BaseModel]]:
-    for info in pkgutil.walk_packages(zengine_jupyter.__path__, "zengine_jupyter."):
-        if info.name.endswith("__main__") or info.name.startswith(_ELSEWHERE):
-            continue  # a program, or jupyter-ai's plugin (it imports in jupyter-ai's own venv)
-        importlib.import_module(info.name)
-    found: list[type[BaseModel]] = []
-    todo = list(BaseModel.__subclasses__())
-    while todo:
-        cls = todo.pop()
-        todo.extend(cls.__subclasses__())
-        if cls.__module__.startswith("zengine_jupyter"):
-            found.append(cls)
-    return found
-
-
-MODELS = _all_models()
+import_all()
+MODELS = subclasses(BaseModel)
 
 
 def test_the_walk_finds_the_engine_s_models() -> None:
