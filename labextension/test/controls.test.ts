@@ -295,6 +295,35 @@ describe('ChatsList', () => {
   });
 });
 
+describe('ChatsList refresh', () => {
+  it('keeps a row whose Delete confirm is open, and the confirm still deletes', async () => {
+    let chatsNow = [meta('a', 'First'), meta('b', 'Second')];
+    const remove = vi.fn().mockImplementation(async (id: string) => {
+      chatsNow = chatsNow.filter(m => m.id !== id);
+      return ok('Deleted.');
+    });
+    const chats = new ChatsList(host(), {
+      list: async () => list(chatsNow),
+      open: vi.fn(),
+      rename: vi.fn(),
+      remove
+    });
+    await chats.refresh();
+    const item = chats.node.querySelector<HTMLElement>('[data-session-id="a"]')!;
+    const other = chats.node.querySelector<HTMLElement>('[data-session-id="b"]')!;
+    item.querySelector<HTMLButtonElement>('.jp-zengine-delete')!.click();
+    await chats.refresh(); // a refresh lands while the question is open
+    expect(chats.node.querySelector('[data-session-id="a"]')).toBe(item);
+    expect(chats.node.querySelector('[data-session-id="b"]')).not.toBe(other); // redrawn
+    expect(texts(chats.node, '.jp-zengine-session-title')).toEqual(['First', 'Second']);
+    item.querySelector<HTMLButtonElement>('.jp-zengine-confirm-accept')!.click();
+    await flush();
+    await flush();
+    expect(remove).toHaveBeenCalledWith('a');
+    expect(texts(chats.node, '.jp-zengine-session-title')).toEqual(['Second']);
+  });
+});
+
 describe('confirmInline', () => {
   it('Escape answers no', async () => {
     const parent = host();

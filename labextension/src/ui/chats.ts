@@ -51,17 +51,30 @@ export class ChatsList {
 
   async refresh(): Promise<void> {
     const reply = await this._actions.list();
+    // a chat the user is answering a Delete confirm or typing a new title for keeps its row
+    // (a refresh landing mid-answer must not take the question away)
+    const inUse = new Map<string, HTMLElement>();
+    for (const item of Array.from(this.node.children) as HTMLElement[]) {
+      const id = item.dataset.sessionId;
+      if (id && item.querySelector('.jp-zengine-confirm, .jp-zengine-rename-input')) {
+        inUse.set(id, item);
+      }
+    }
     fillList(
       this.node,
       reply,
       reply.sessions,
       { failed: 'the kernel could not list the chats', empty: 'No chats in this project yet.' },
-      meta => this._item(meta)
+      meta => this._item(meta, inUse.get(meta.id))
     );
     this.current = this._current;
   }
 
-  private _item(meta: SessionMeta): void {
+  private _item(meta: SessionMeta, inUse?: HTMLElement): void {
+    if (inUse) {
+      this.node.append(inUse);
+      return;
+    }
     const name = meta.title || meta.id;
     const item = el('li', 'jp-zengine-session', null, this.node);
     item.dataset.sessionId = meta.id;
