@@ -39,7 +39,9 @@ def server(zengine_home: Path) -> Iterator[ProviderServer]:
 # for one process). Every test of a module that starts a JupyterLab or a Chromium belongs to
 # one group, run one after another on one worker: two browsers (each with its lab and kernels)
 # never compete for the two cores, and the other worker takes the rest of the suite meanwhile.
-# Every other test is a group of its own.
+# Every test of a module that creates Unix users (`unix_users(`, fixed names) belongs to another
+# group: a module-scoped fixture would otherwise run on both workers, and one worker's teardown
+# would remove the user the other is using. Every other test is a group of its own.
 # (xdist's own `xdist_group` marker does nothing under pytest 9: its worker renames
 # `item._nodeid`, which pytest 9 no longer reads; so the scheduler asks this file instead.)
 _LAB_WORDS = ("chromium_page(", "launch_chromium(", "running_lab(", '"--no-browser"')
@@ -51,15 +53,21 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object | 
         return None
     from xdist.scheduler import LoadScopeScheduling
 
-    starts_a_lab: dict[str, bool] = {}
+    groups: dict[str, str | None] = {}
 
     def group_of(nodeid: str) -> str:
         path = nodeid.split("::", 1)[0]
-        if path not in starts_a_lab:
+        if path not in groups:
             file = config.rootpath / path
             text = file.read_text(encoding="utf-8") if file.suffix == ".py" else ""
-            starts_a_lab[path] = any(word in text for word in _LAB_WORDS)
-        return "lab" if starts_a_lab[path] else nodeid
+            groups[path] = (
+                "lab"
+                if any(word in text for word in _LAB_WORDS)
+                else "unix-users"
+                if "unix_users(" in text
+                else None
+            )
+        return groups[path] or nodeid
 
     def split_scope(_self: object, nodeid: str) -> str:
         return group_of(nodeid)

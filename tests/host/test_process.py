@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from zengine_jupyter.host import RunOptions, child_environment, run
+from zengine_jupyter.host import RunOptions, child_environment, open_process, run
 from zengine_jupyter.protocol import ProcessError, ProcessTimeoutError
 
 if TYPE_CHECKING:
@@ -26,6 +26,23 @@ async def test_run_captures_output_and_exit_code(tmp_path: Path) -> None:
 async def test_a_missing_program_is_a_typed_error() -> None:
     with pytest.raises(ProcessError, match="no-such-program-zz"):
         await run(["no-such-program-zz"])
+
+
+async def test_a_missing_working_folder_is_named_not_the_program(tmp_path: Path) -> None:
+    """The child's chdir fails before the program starts: the error names the folder (it used
+    to say the program was not found, which sent the user looking at PATH)."""
+    gone = tmp_path / "moved-away"
+    with pytest.raises(ProcessError) as caught:
+        await run(["true"], RunOptions(cwd=gone))
+    assert f"in {str(gone)!r}" in caught.value.message
+    assert caught.value.hint is not None
+    assert "working folder was moved or removed" in caught.value.hint
+    with pytest.raises(ProcessError, match="moved-away"):
+        async with open_process(["true"], RunOptions(cwd=gone)):
+            pass
+    with pytest.raises(ProcessError) as missing:
+        await run(["no-such-program-zz"], RunOptions(cwd=tmp_path))
+    assert missing.value.hint == "check that the program is installed and on PATH"
 
 
 async def test_timeout_stops_the_child_and_its_children(tmp_path: Path) -> None:

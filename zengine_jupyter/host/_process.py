@@ -164,10 +164,7 @@ async def run(argv: Sequence[str], options: RunOptions | None = None) -> Complet
             pass_fds=opts.pass_fds,
         )
     except OSError as exc:
-        raise ProcessError(
-            f"could not start {argv[0]!r}: {exc.strerror or exc}",
-            hint="check that the program is installed and on PATH",
-        ) from exc
+        raise _not_started(argv, opts, exc) from exc
     try:
         async with asyncio.timeout(opts.timeout_s):
             stdout, stderr = await proc.communicate(opts.stdin)
@@ -212,14 +209,25 @@ async def open_process(
             pass_fds=opts.pass_fds,
         )
     except OSError as exc:
-        raise ProcessError(
-            f"could not start {argv[0]!r}: {exc.strerror or exc}",
-            hint="check that the program is installed and on PATH",
-        ) from exc
+        raise _not_started(argv, opts, exc) from exc
     try:
         yield proc
     finally:
         await _stop(proc)
+
+
+def _not_started(argv: Sequence[str], opts: RunOptions, exc: OSError) -> ProcessError:
+    """Why ``argv`` could not start: its working folder is missing (the child's ``chdir``
+    failed; the error then names that folder), or the program itself."""
+    if opts.cwd is not None and exc.filename is not None and str(exc.filename) == str(opts.cwd):
+        return ProcessError(
+            f"could not start {argv[0]!r} in {str(opts.cwd)!r}: {exc.strerror or exc}",
+            hint="the working folder was moved or removed; open the project where it is now",
+        )
+    return ProcessError(
+        f"could not start {argv[0]!r}: {exc.strerror or exc}",
+        hint="check that the program is installed and on PATH",
+    )
 
 
 async def _stop(proc: asyncio.subprocess.Process) -> None:

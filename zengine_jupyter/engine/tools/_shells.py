@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
     from contextlib import AbstractAsyncContextManager
     from pathlib import Path
+    from typing import IO
 
     from zengine_jupyter.host.sandbox import CommandOrigin, CommandPlan
 
@@ -76,18 +77,61 @@ class ShellRunner:
         self._background: dict[str, BackgroundShell] = {}
 
     def _open(
-        self, command: str, origin: Literal["agent_bash", "background_shell"]
+        self, command: str, plan: CommandPlan | None
     ) -> AbstractAsyncContextManager[asyncio.subprocess.Process]:
-        """Start ``bash -c COMMAND`` (stdout and stderr merged), through the sandbox if planned.
+        """Start ``bash -c COMMAND`` (stdout and stderr merged), through the sandbox if planned."""
+        options = RunOptions(cwd=self.root, env=self.env, tied=True)
+        if plan is None:
+            return open_process(["bash", "-c", command], options, merge_stderr=True)
+        from zengine_jupyter.host.sandbox import open_planned
+
+        return open_planned(plan, options, merge_stderr=True)
+
+    def _plan(
+        self, command: str, origin: Literal["agent_bash", "background_shell"]
+    ) -> CommandPlan | None:
+        """The sandbox's plan for ``command``; None with no planner (the sandbox is off).
 
         ``host.sandbox`` is imported only then: with the sandbox off, no chat loads it."""
-        options = RunOptions(cwd=self.root, env=self.env, tied=True)
         if self.planner is None:
-            return open_process(["bash", "-c", command], options, merge_stderr=True)
-        from zengine_jupyter.host.sandbox import CommandOrigin, open_planned
+            return None
+        from zengine_jupyter.host.sandbox import CommandOrigin
 
-        plan = self.planner(command, CommandOrigin(origin), self.root)
-        return open_planned(plan, options, merge_stderr=True)
+        return self.planner(command, CommandOrigin(origin), self.root)
+
+    async def _drain(
+        self,
+        command: str,
+        origin: Literal["agent_bash", "background_shell"],
+        log: IO[bytes],
+        take: Callable[[bytes | None], None],
+    ) -> int:
+        """Run ``command`` to its end, each chunk of its output written to ``log`` and given to
+        ``take``. When bubblewrap could not start it because another user's home went away
+        meanwhile (``host.sandbox.lost_a_home``: the command never ran), its one line is
+        dropped (``take(None)``, the log emptied) and the command starts once more."""
+        for last in (False, True):
+            plan = self._plan(command, origin)
+            head = bytearray()
+            async with self._open(command, plan) as proc:
+                assert proc.stdout is not None
+                while chunk := await proc.stdout.read(1 << 16):
+                    log.write(chunk)
+                    log.flush()
+                    take(chunk)
+                    if len(head) < 4096:
+                        head += chunk
+                code = await proc.wait()
+            if last or plan is None:
+                return code
+            from zengine_jupyter.host.sandbox import lost_a_home
+
+            if not lost_a_home(plan, code, bytes(head)):
+                return code
+            log.seek(0)
+            log.truncate()
+            take(None)
+        raise AssertionError("unreachable")
 
     def _artifact(self, kind: str) -> Path:
         private_dir(self.artifacts)
@@ -97,18 +141,20 @@ class ShellRunner:
         """Run to completion (or until ``timeout_s``); combined stdout and stderr."""
         artifact = self._artifact("bash")
         chunks: list[bytes] = []
+
+        def take(chunk: bytes | None) -> None:
+            if chunk is None:
+                chunks.clear()
+            else:
+                chunks.append(chunk)
+
         exit_code: int | None = None
         with open_private(artifact) as log:
-            async with self._open(command, "agent_bash") as proc:
-                assert proc.stdout is not None
-                try:
-                    async with asyncio.timeout(timeout_s):
-                        while chunk := await proc.stdout.read(1 << 16):
-                            log.write(chunk)
-                            chunks.append(chunk)
-                        exit_code = await proc.wait()
-                except TimeoutError:
-                    exit_code = None
+            try:
+                async with asyncio.timeout(timeout_s):
+                    exit_code = await self._drain(command, "agent_bash", log, take)
+            except TimeoutError:
+                exit_code = None
         return CommandResult(exit_code, b"".join(chunks), artifact)
 
     # ------------------------------------------------------------------ background
@@ -124,19 +170,20 @@ class ShellRunner:
         return shell
 
     async def _pump(self, shell: BackgroundShell) -> int:
+        def take(chunk: bytes | None) -> None:
+            if chunk is None:
+                shell.buffer.clear()
+                shell.total = shell.read_upto = 0
+                return
+            shell.buffer += chunk
+            shell.total += len(chunk)
+            if len(shell.buffer) > _KEEP_BYTES:
+                drop = len(shell.buffer) - _KEEP_BYTES
+                del shell.buffer[:drop]
+                shell.read_upto = max(0, shell.read_upto - drop)
+
         with open_private(shell.artifact) as log:
-            async with self._open(shell.command, "background_shell") as proc:
-                assert proc.stdout is not None
-                while chunk := await proc.stdout.read(1 << 16):
-                    log.write(chunk)
-                    log.flush()
-                    shell.buffer += chunk
-                    shell.total += len(chunk)
-                    if len(shell.buffer) > _KEEP_BYTES:
-                        drop = len(shell.buffer) - _KEEP_BYTES
-                        del shell.buffer[:drop]
-                        shell.read_upto = max(0, shell.read_upto - drop)
-                shell.exit_code = await proc.wait()
+            shell.exit_code = await self._drain(shell.command, "background_shell", log, take)
         return shell.exit_code
 
     def get(self, shell_id: str) -> BackgroundShell:

@@ -171,14 +171,17 @@ class SandboxProfile:
     read-only. An absent one inside a writable area cannot be created."""
 
     def refreshed(self, probe: Callable[[Path], PathKind | None] | None = None) -> SandboxProfile:
-        """The same profile with ``exists`` re-checked (just before a launch)."""
+        """The same profile with ``exists`` re-checked (just before a launch), and without
+        another user's home that is gone since (bubblewrap cannot cover a folder that is not
+        there: its ``--tmpfs`` would stop the launch)."""
         look = probe or probe_path
         protected = tuple(replace(p, exists=look(p.path) is not None) for p in self.protected)
         private = []
         for item in self.private:
             kind = look(item.path)
             private.append(replace(item, kind=kind or item.kind, exists=kind is not None))
-        return replace(self, protected=protected, private=tuple(private))
+        foreign = tuple(home for home in self.foreign if look(home) == "dir")
+        return replace(self, protected=protected, private=tuple(private), foreign=foreign)
 
     def is_writable(self, path: Path) -> bool:
         """True when ``path`` (absolute, normalised) is inside a writable area and not protected."""

@@ -46,6 +46,7 @@ __all__ = [
     "CommandPlan",
     "Launch",
     "launch",
+    "lost_a_home",
     "open_planned",
     "plan_command",
     "plan_shell",
@@ -194,10 +195,37 @@ def _options(plan: CommandPlan, opts: RunOptions, spec: Launch) -> RunOptions:
 
 
 async def run_planned(plan: CommandPlan, options: RunOptions | None = None) -> CompletedRun:
-    """Run ``plan`` to completion through :func:`host.run`, sandboxed when the plan says so."""
+    """Run ``plan`` to completion through :func:`host.run`, sandboxed when the plan says so
+    (started once more when :func:`lost_a_home` says it never started)."""
     opts = options or RunOptions()
     with launch(plan) as spec:
+        done = await run(spec.argv, _options(plan, opts, spec))
+    if done.stdout or not lost_a_home(plan, done.returncode, done.stderr):
+        return done
+    with launch(plan) as spec:  # the launch leaves out the home that is gone
         return await run(spec.argv, _options(plan, opts, spec))
+
+
+def lost_a_home(plan: CommandPlan, returncode: int | None, output: bytes) -> bool:
+    """Whether bubblewrap could not start ``plan`` because another user's home it was to
+    cover went away meanwhile (a hub's admin removing a user): after the launch's last look,
+    its ``--tmpfs`` cannot make the folder (``bwrap: Can't mkdir HOME: ...``); once covered,
+    removing the folder outside detaches the cover, and the next step on it fails (``bwrap:
+    Can't remount readonly on /newroot/HOME: ...``). Its one line of output names a home of the
+    profile's (or a path below one) that is gone now. The command itself never ran, so
+    starting it again is safe, and the next :func:`launch` leaves that home out
+    (:meth:`SandboxProfile.refreshed`)."""
+    profile, backend = plan.profile, plan.backend
+    if returncode != 1 or profile is None or backend is None or backend.name != "bubblewrap":
+        return False
+    if output.count(b"\n") > 1 or not output.startswith(b"bwrap: Can't "):
+        return False
+    line = output.decode("utf-8", "replace").removesuffix("\n")
+    return any(
+        any(f" {where}{home}{end}" in line for where in ("", "/newroot") for end in (":", "/"))
+        and not os.path.lexists(home)
+        for home in profile.foreign
+    )
 
 
 @contextlib.asynccontextmanager
