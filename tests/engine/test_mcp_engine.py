@@ -245,7 +245,7 @@ async def test_sixty_tools_are_deferred_until_loaded(project: Path, zengine_home
 async def test_a_killed_server_reconnects_once_and_an_unstartable_one_fails_clearly(
     project: Path, zengine_home: Path, tmp_path: Path
 ) -> None:
-    from zengine_jupyter.testing.mcp_chat import kill_and_wait
+    from zengine_jupyter.testing.mcp_chat import kill_and_wait, until_disconnected
 
     block = tmp_path / "refuse"
     servers = {
@@ -269,13 +269,16 @@ async def test_a_killed_server_reconnects_once_and_an_unstartable_one_fails_clea
 
         (first, failed) = await pid_turn()
         assert not failed
+        manager = mcp_extension(session).hub.manager("fx")
         kill_and_wait(int(first))
+        await until_disconnected(manager)  # a call racing the kill itself is another test's
         (second, failed) = await pid_turn()  # the call reconnects once and succeeds
         assert not failed
         assert int(second) != int(first)
 
         block.touch()  # from now on the server cannot start
         kill_and_wait(int(second))
+        await until_disconnected(manager)
         (error, failed) = await pid_turn()
         assert failed
         assert "mcp__fx__pid failed: MCP server 'fx' could not be reconnected" in error

@@ -6,6 +6,7 @@ the ``mcp`` SDK.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import signal
@@ -22,6 +23,7 @@ if TYPE_CHECKING:
 
     from zengine_jupyter.engine import Session
     from zengine_jupyter.engine.mcp import McpExtension
+    from zengine_jupyter.integrations.mcp import McpManager
     from zengine_jupyter.protocol import ApprovalDecision, ApprovalRequest
 
 __all__ = [
@@ -33,6 +35,7 @@ __all__ = [
     "settings_text",
     "stdio_server",
     "tool_results",
+    "until_disconnected",
 ]
 
 EVERYTHING_JS = (
@@ -125,6 +128,17 @@ def kill_and_wait(pid: int, timeout_s: float = 10.0) -> None:
             return
         time.sleep(0.01)
     raise TimeoutError(f"process {pid} still alive after SIGKILL")
+
+
+async def until_disconnected(manager: McpManager | None, timeout_s: float = 10.0) -> None:
+    """Until ``manager`` has seen its server drop (after :func:`kill_and_wait`: the engine
+    learns of the death from the closed pipe some milliseconds later, more under load). A call
+    racing the drop itself is in flight when the connection goes, so it fails rather than be
+    sent twice (see the crash tests); a test of the reconnect waits for this first."""
+    assert manager is not None
+    async with asyncio.timeout(timeout_s):
+        while manager.status.state != "disconnected":  # noqa: ASYNC110 (its own event is private)
+            await asyncio.sleep(0.01)
 
 
 class RecordingApprovals:

@@ -13,6 +13,7 @@ import pytest
 from zengine_jupyter.integrations.mcp import McpManager, McpManagerOptions, McpServerEntry
 from zengine_jupyter.protocol import McpConnectionError, McpRequestError
 from zengine_jupyter.testing import process_gone
+from zengine_jupyter.testing.mcp_chat import until_disconnected
 from zengine_jupyter.testing.mcp_server import (
     BASE_TOOLS,
     fixture_children,
@@ -24,14 +25,6 @@ if TYPE_CHECKING:
     from collections.abc import AsyncIterator
 
 pytestmark = pytest.mark.slow
-
-
-async def _until_disconnected(manager: McpManager) -> None:
-    """Until the manager has seen its server drop. A call racing the drop itself is in flight
-    when the connection goes, so it fails rather than be sent twice (see the crash tests)."""
-    async with asyncio.timeout(10):
-        while manager.status.state != "disconnected":
-            await asyncio.sleep(0.01)
 
 
 async def _pid(manager: McpManager) -> int:
@@ -120,7 +113,7 @@ async def test_killed_stdio_server_reconnects_once_and_the_call_succeeds(
     first = await _pid(stdio_manager)
     tools_before = stdio_manager.tools
     os.kill(first, signal.SIGKILL)
-    await _until_disconnected(stdio_manager)
+    await until_disconnected(stdio_manager)
     second = await _pid(stdio_manager)  # the next call reconnects
     assert second != first
     assert stdio_manager.status.state == "ready"
@@ -139,7 +132,7 @@ async def test_killed_server_made_unstartable_gives_a_clear_error(tmp_path: Path
         pid = await _pid(manager)
         switch.touch()
         os.kill(pid, signal.SIGKILL)
-        await _until_disconnected(manager)
+        await until_disconnected(manager)
         with pytest.raises(McpConnectionError) as info:
             await manager.call_tool("echo", {"text": "x"})
         message = str(info.value)
@@ -172,7 +165,7 @@ async def test_concurrent_calls_after_a_kill_share_one_reconnect(
     await stdio_manager.wait_ready(30)
     first = await _pid(stdio_manager)
     os.kill(first, signal.SIGKILL)
-    await _until_disconnected(stdio_manager)
+    await until_disconnected(stdio_manager)
     pids = await asyncio.gather(*(_pid(stdio_manager) for _ in range(5)))
     assert len(set(pids)) == 1
     assert pids[0] != first
@@ -202,7 +195,7 @@ async def test_killed_http_server_that_stays_down_gives_a_clear_error() -> None:
         async with McpManager(entry) as manager:
             assert (await manager.wait_ready(30)).state == "ready"
             os.kill(fx.pid, signal.SIGKILL)
-            await _until_disconnected(manager)  # its event stream dropped
+            await until_disconnected(manager)  # its event stream dropped
             with pytest.raises(McpConnectionError, match="'remote' could not be reconnected"):
                 await manager.call_tool("echo", {"text": "x"})
             assert manager.status.state == "failed"
