@@ -64,6 +64,13 @@ def _plan(tmp_path: Path, home: Path, command: str = COMMAND) -> CommandPlan:
     return replace(plan, profile=replace(plan.profile, foreign=(*plan.profile.foreign, home)))
 
 
+def _neighbour(tmp_path: Path) -> tuple[Path, CommandPlan]:
+    """Another user's home (a folder of the test's) and a plan that covers it."""
+    home = tmp_path / "neighbour"
+    home.mkdir()
+    return home, _plan(tmp_path, home)
+
+
 @pytest.fixture
 def removed_at_launch(monkeypatch: pytest.MonkeyPatch) -> list[Path]:
     """Folders to remove at the next launch, after its last look (once each)."""
@@ -83,9 +90,7 @@ def test_bubblewraps_own_words_for_a_home_gone_at_launch(
     tmp_path: Path, removed_at_launch: list[Path]
 ) -> None:
     """What bubblewrap says is what ``lost_a_home`` reads: if its message changed, this fails."""
-    home = tmp_path / "neighbour"
-    home.mkdir()
-    plan = _plan(tmp_path, home)
+    home, plan = _neighbour(tmp_path)
     removed_at_launch.append(home)
 
     async def once() -> tuple[int, bytes, bytes]:
@@ -102,9 +107,7 @@ def test_bubblewraps_own_words_for_a_home_gone_at_launch(
 
 
 def test_a_launch_leaves_out_a_home_that_is_gone(tmp_path: Path) -> None:
-    home = tmp_path / "neighbour"
-    home.mkdir()
-    plan = _plan(tmp_path, home)
+    home, plan = _neighbour(tmp_path)
     home.rmdir()
     assert plan.profile is not None
     assert home not in plan.profile.refreshed().foreign
@@ -117,9 +120,7 @@ def test_a_launch_leaves_out_a_home_that_is_gone(tmp_path: Path) -> None:
 def test_run_planned_starts_once_more_and_the_command_runs_once(
     tmp_path: Path, removed_at_launch: list[Path]
 ) -> None:
-    home = tmp_path / "neighbour"
-    home.mkdir()
-    plan = _plan(tmp_path, home)
+    home, plan = _neighbour(tmp_path)
     removed_at_launch.append(home)
     done = asyncio.run(run_planned(plan))
     assert (done.returncode, done.stdout, done.stderr) == (0, b"hello\n", b"")
@@ -163,9 +164,7 @@ def test_only_bubblewraps_one_line_for_a_home_that_is_gone_counts(tmp_path: Path
     """Attack: a command that prints bubblewrap's words to be run twice. It only counts when
     the home it names is one the sandbox covers, and that home is gone now: a command cannot
     remove another user's home (it sees it read-only and empty)."""
-    home = tmp_path / "neighbour"
-    home.mkdir()
-    plan = _plan(tmp_path, home)
+    home, plan = _neighbour(tmp_path)
     line = f"bwrap: Can't mkdir {home}: Read-only file system\n".encode()
     assert not lost_a_home(plan, 1, line)  # the home is still there
     home.rmdir()
