@@ -54,7 +54,7 @@ def _candidates(own: Path, uid: int) -> Iterable[Path]:
 @functools.cache
 def _interpreter() -> frozenset[Path]:
     """Where the running Python lives (resolved once: it does not move while it runs; resolving
-    it took ~60 ``lstat`` calls, half of what a plan spent here, issue 25)."""
+    it on every plan took ~60 ``lstat`` calls, ~0.1 ms of the plan's 0.74 ms, issue 25)."""
     where = (sys.prefix, sys.base_prefix, sys.executable)
     return frozenset(Path(os.path.realpath(p)) for p in where)
 
