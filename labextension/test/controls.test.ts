@@ -214,6 +214,22 @@ function list(sessions: SessionMeta[]): Reply {
   return { ...ok(), sessions };
 }
 
+/** A list of chats "First" (a) and "Second" (b) whose Delete removes one and says `said`. */
+function twoChats(said: string): { chats: ChatsList; remove: ReturnType<typeof vi.fn> } {
+  let chatsNow = [meta('a', 'First'), meta('b', 'Second')];
+  const remove = vi.fn().mockImplementation(async (id: string) => {
+    chatsNow = chatsNow.filter(m => m.id !== id);
+    return ok(said);
+  });
+  const chats = new ChatsList(host(), {
+    list: async () => list(chatsNow),
+    open: vi.fn(),
+    rename: vi.fn(),
+    remove
+  });
+  return { chats, remove };
+}
+
 describe('ChatsList', () => {
   it('lists titles with time and cost; Open resumes; the current one is marked', async () => {
     const open = vi.fn();
@@ -265,17 +281,9 @@ describe('ChatsList', () => {
   });
 
   it('delete asks first inside the panel; Cancel keeps the chat, Delete removes it', async () => {
-    let chatsNow = [meta('a', 'First'), meta('b', 'Second')];
-    const remove = vi.fn().mockImplementation(async (id: string) => {
-      chatsNow = chatsNow.filter(m => m.id !== id);
-      return ok('Deleted chat a: its log moved to /x/.trash/a. Its checkpoints stay.');
-    });
-    const chats = new ChatsList(host(), {
-      list: async () => list(chatsNow),
-      open: vi.fn(),
-      rename: vi.fn(),
-      remove
-    });
+    const { chats, remove } = twoChats(
+      'Deleted chat a: its log moved to /x/.trash/a. Its checkpoints stay.'
+    );
     await chats.refresh();
     const item = chats.node.querySelector<HTMLElement>('[data-session-id="a"]')!;
     item.querySelector<HTMLButtonElement>('.jp-zengine-delete')!.click();
@@ -297,17 +305,7 @@ describe('ChatsList', () => {
 
 describe('ChatsList refresh', () => {
   it('keeps a row whose Delete confirm is open, and the confirm still deletes', async () => {
-    let chatsNow = [meta('a', 'First'), meta('b', 'Second')];
-    const remove = vi.fn().mockImplementation(async (id: string) => {
-      chatsNow = chatsNow.filter(m => m.id !== id);
-      return ok('Deleted.');
-    });
-    const chats = new ChatsList(host(), {
-      list: async () => list(chatsNow),
-      open: vi.fn(),
-      rename: vi.fn(),
-      remove
-    });
+    const { chats, remove } = twoChats('Deleted.');
     await chats.refresh();
     const item = chats.node.querySelector<HTMLElement>('[data-session-id="a"]')!;
     const other = chats.node.querySelector<HTMLElement>('[data-session-id="b"]')!;
