@@ -309,6 +309,8 @@ export class ZenginePanel extends Widget {
         this.node.dataset.sessionId = message.session_id;
         this._sessions.current = this._sessionId;
         this._chat.reset(message);
+        this._snapshots++; // the chat's DOM was rebuilt (tests read `data-snapshots`)
+        this.node.dataset.snapshots = String(this._snapshots);
         this._live.reattach(); // the turns' notebook reviews, under their turns again
         this._states.clearDown();
         this._footer.resetCost();
@@ -473,6 +475,7 @@ export class ZenginePanel extends Widget {
   private _binding: KernelBinding;
   private _connection: Connection | null = null;
   private _connections = 0;
+  private _snapshots = 0;
   private _sessionId: string | null = null;
   private _settings: IChatSettings | null = null;
   private _applied: Record<string, string> = {};

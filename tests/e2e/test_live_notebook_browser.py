@@ -31,7 +31,7 @@ from zengine_jupyter.testing import (
 )
 from zengine_jupyter.testing.components import require_component
 from zengine_jupyter.testing.lab import LabServer, chromium_page, running_lab
-from zengine_jupyter.testing.lab_views import open_panel
+from zengine_jupyter.testing.lab_views import open_panel, rewind
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow, pytest.mark.timeout(300)]
 
@@ -241,9 +241,7 @@ def test_reject_one_cell_accept_the_rest_and_rewind_the_open_notebook(
     print(f"\nlive edit, second turn: Enter -> agent cell visible {seen_ms:.0f} ms")
     _turn_ended(page, 2)
     assert "c = 'later'" in [s for _, s in _sources(page)]
-    user = page.locator(f"{PANEL} .jp-zengine-item-user").nth(1)
-    user.locator(".jp-zengine-rewind-toggle").click()
-    user.locator(".jp-zengine-rewind-code").click()
+    rewind(page.locator(f"{PANEL} .jp-zengine-item-user").nth(1), "code")
     dialog = page.locator(".jp-Dialog", has_text="Put the notebook back?")
     dialog.wait_for()
     page.screenshot(path=str(ARTIFACTS / "rewind-asks.png"))

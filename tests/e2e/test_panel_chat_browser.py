@@ -37,7 +37,7 @@ from zengine_jupyter.testing import (
 )
 from zengine_jupyter.testing.components import require_component
 from zengine_jupyter.testing.lab import LabServer, chromium_page, running_lab
-from zengine_jupyter.testing.lab_views import PANEL, open_panel
+from zengine_jupyter.testing.lab_views import PANEL, open_panel, rewind
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
@@ -206,9 +206,7 @@ def test_send_approve_badge_and_rewind_code(
 
     # the editor opened now shows the agent's version; a code rewind reloads it from disk
     _open_editor(page, "RATE = 2")
-    user = _panel(page, ".jp-zengine-item-user").last
-    user.locator(".jp-zengine-rewind-toggle").click()
-    user.locator(".jp-zengine-rewind-code").click()
+    rewind(_panel(page, ".jp-zengine-item-user").last, "code")
     _panel(page, ".jp-zengine-item-rewind >> text=Reloaded from disk").wait_for()
     assert pipeline.read_text() == ORIGINAL
     _editor_shows(page, "RATE = 1")
@@ -267,6 +265,7 @@ def _run_cell(page: Any, cell: Any, source: str) -> None:
 
 def test_kernel_restart_reconnects_with_the_history(page: Any) -> None:
     connections = int(page.locator(PANEL).get_attribute("data-connections"))
+    snapshots = int(page.locator(PANEL).get_attribute("data-snapshots"))
     session = page.locator(PANEL).get_attribute("data-session-id")
     assert session
     restart = 'jp-button[data-command="notebook:restart-kernel"]'
@@ -274,6 +273,9 @@ def test_kernel_restart_reconnects_with_the_history(page: Any) -> None:
     page.locator(".jp-Dialog .jp-mod-accept").click()
     page.wait_for_selector(f'{PANEL}[data-connections="{connections + 1}"][data-subscribed="true"]')
     page.wait_for_selector(f'{PANEL}[data-session-id="{session}"]')
+    # the history came back in a snapshot, the chat's DOM rebuilt from it (the rewind helper
+    # of lab_views names this count when a menu did not stay open)
+    assert int(page.locator(PANEL).get_attribute("data-snapshots")) > snapshots
     texts = _panel(page, ".jp-zengine-item-user .jp-zengine-body").all_inner_texts()
     assert texts[:3] == ["Set RATE to 2", "Set RATE to 3", "Set RATE to 4"]
     assert _panel(page, '.jp-zengine-tool[data-tool="Edit"][data-state="done"]').count() == 3
@@ -422,9 +424,7 @@ def test_rewind_conversation_drops_the_message_and_keeps_the_files(
     users = _panel(page, ".jp-zengine-item-user")
     count = users.count()
     assert _last_user(page) == "Set RATE to 6"
-    last = users.last
-    last.locator(".jp-zengine-rewind-toggle").click()
-    last.locator(".jp-zengine-rewind-conversation").click()
+    rewind(users.last, "conversation")
     # the kernel sends the rebuilt chat: the message and its turn are gone
     page.wait_for_function(
         f"document.querySelectorAll('{PANEL} .jp-zengine-item-user').length === {count - 1}"

@@ -35,7 +35,7 @@ from zengine_jupyter.testing import (
 )
 from zengine_jupyter.testing.components import require_component
 from zengine_jupyter.testing.lab import LabServer, chromium_page, running_lab, write_notebook
-from zengine_jupyter.testing.lab_views import PANEL, open_panel
+from zengine_jupyter.testing.lab_views import PANEL, open_panel, rewind
 from zengine_jupyter.testing.remote_kernel import (
     install_remote_kernel,
     kernel_python,
@@ -222,9 +222,7 @@ def test_panel_message_approval_and_code_rewind(
     assert pipeline.stat().st_uid == account.pw_uid
     _panel(page, ".jp-zengine-item-assistant >> text=RATE is 2 now.").wait_for()
 
-    user = _panel(page, ".jp-zengine-item-user").last
-    user.locator(".jp-zengine-rewind-toggle").click()
-    user.locator(".jp-zengine-rewind-code").click()
+    rewind(_panel(page, ".jp-zengine-item-user").last, "code")
     _panel(page, ".jp-zengine-item-rewind .jp-zengine-rewind-result").last.wait_for()
     assert pipeline.read_text() == ORIGINAL
     assert _last_user(page) == "Set RATE to 2"  # a code rewind keeps the conversation
@@ -255,8 +253,7 @@ def test_conversation_rewind_and_the_data_is_in_the_kernel_users_home(
     users = _panel(page, ".jp-zengine-item-user")
     count = users.count()
     assert _last_user(page) == "Set RATE to 3"
-    users.last.locator(".jp-zengine-rewind-toggle").click()
-    users.last.locator(".jp-zengine-rewind-conversation").click()
+    rewind(users.last, "conversation")
     page.wait_for_function(
         f"document.querySelectorAll('{PANEL} .jp-zengine-item-user').length === {count - 1}"
     )

@@ -47,6 +47,7 @@ from zengine_jupyter.testing.lab_views import (
     contrast,
     luminance,
     open_panel,
+    rewind,
     run_cell,
     set_theme,
 )
@@ -336,9 +337,7 @@ def test_one_turn_shows_the_same_words_in_the_cell_and_the_panel(
     assert notice[-1].startswith("mode report · badge verified")
 
     # a rewind from the panel's Rewind… control on the user's message
-    user = panel.locator(".jp-zengine-item-user").last
-    user.locator(".jp-zengine-rewind-toggle").click()
-    user.locator(".jp-zengine-rewind-code").click()
+    rewind(panel.locator(".jp-zengine-item-user").last, "code")
     outcomes = panel.locator(".jp-zengine-item-rewind .jp-zengine-rewind-result")
     outcomes.first.wait_for()
     assert (lab.root / "pipeline.py").read_text() == ORIGINAL
@@ -352,10 +351,10 @@ def test_one_turn_shows_the_same_words_in_the_cell_and_the_panel(
     # the same rewind from the %agent /rewind widget (the agent's edit put back first)
     (lab.root / "pipeline.py").write_text(ORIGINAL.replace("RATE = 1", "RATE = 3"))
     run_cell(page, 3)
-    rewind = cell(page, 3).locator(".jp-zengine-widget.jp-zengine-widget-rewind")
-    point = rewind.locator(".jp-zengine-rewind-point", has_text=PROMPT)
+    rewinder = cell(page, 3).locator(".jp-zengine-widget.jp-zengine-widget-rewind")
+    point = rewinder.locator(".jp-zengine-rewind-point", has_text=PROMPT)
     point.locator("button", has_text="Restore code").click()
-    result = rewind.locator(".jp-zengine-rewind-result")
+    result = rewinder.locator(".jp-zengine-rewind-result")
     result.wait_for()
     assert (lab.root / "pipeline.py").read_text() == ORIGINAL
     title = _lines(result.locator(".jp-zengine-rewind-result-title").inner_text())

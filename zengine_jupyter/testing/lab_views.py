@@ -1,6 +1,6 @@
 """Driving JupyterLab's chrome around the zengine views in a browser test (Playwright's sync
 API): open the side panel, size it, size the notebook, switch themes and font sizes, run a
-cell, and measure text contrast. Shared by the browser tests in ``tests/e2e``."""
+cell, choose a rewind, and measure text contrast. Shared by the browser tests in ``tests/e2e``."""
 
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ __all__ = [
     "contrast",
     "luminance",
     "open_panel",
+    "rewind",
     "run_cell",
     "set_notebook_width",
     "set_panel_width",
@@ -48,6 +49,30 @@ def open_panel(page: Any, *, dismiss_kernel_dialog: bool = False) -> Any:
     page.locator(f'.jp-SideBar.jp-mod-right .lm-TabBar-tab[data-id="{PANEL[1:]}"]').click()
     page.wait_for_selector(f'{PANEL}[data-state="connected"][data-subscribed="true"]')
     return page.locator(PANEL)
+
+
+def rewind(message: Any, scope: str) -> None:
+    """Choose ``scope`` (code, conversation, both) in the "Rewind…" menu under ``message``, a
+    locator of one user message in the panel.
+
+    A snapshot rebuilds the chat's DOM (the comm reconnected, or it fell behind and resynced:
+    ``data-snapshots`` counts them), and with it the menu comes back closed; one that lands
+    between the two clicks leaves nothing to click. The menu is then opened again, three
+    times at most, and the error gives the panel's state at each try."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    toggle = message.locator(".jp-zengine-rewind-toggle")
+    choice = message.locator(f".jp-zengine-rewind-{scope}")
+    seen: list[object] = []
+    for _ in range(3):
+        if toggle.get_attribute("aria-expanded") != "true":
+            toggle.click()
+        try:
+            choice.click(timeout=15_000)
+            return
+        except PlaywrightTimeout:
+            seen.append(message.page.locator(PANEL).evaluate("node => ({...node.dataset})"))
+    raise AssertionError(f"the Rewind… menu did not stay open for {scope!r}; panel: {seen}")
 
 
 def set_theme(page: Any, theme: str) -> None:
