@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from zengine_jupyter.host.sandbox import SandboxOptions, derive_profile
+from zengine_jupyter.host.sandbox import SandboxOptions, derive_profile, probe_path
 from zengine_jupyter.host.sandbox import _reuse as reuse
 from zengine_jupyter.protocol import SandboxError
 
@@ -87,3 +87,44 @@ def test_another_environment_is_another_profile(
     second = reuse.reused_profile(options)
     assert second != first
     assert (tmp_path / "other") in [p.path for p in second.private]
+
+
+def _pathlib_probe(path: Path) -> str | None:
+    """What probe_path answered before it made its own system calls (pathlib, up to three)."""
+    if path.is_dir():
+        return "dir"
+    if path.exists() or path.is_symlink():
+        return "file"
+    return None
+
+
+def test_probe_path_answers_as_pathlib_did_for_every_kind_of_entry(tmp_path: Path) -> None:
+    (tmp_path / "dir").mkdir()
+    (tmp_path / "file").write_text("x")
+    links = {"to-dir": "dir", "to-file": "file", "dangling": "nowhere", "loop": "loop"}
+    for name, target in links.items():
+        (tmp_path / name).symlink_to(tmp_path / target)
+    names = ["dir", "file", *links, "absent", "file/below", "absent/below", "loop/below"]
+    for name in names:
+        path = tmp_path / name
+        assert probe_path(path) == probe_path(str(path)) == _pathlib_probe(path), name
+    assert [probe_path(tmp_path / n) for n in ("to-dir", "dangling", "file/below")] == [
+        "dir",
+        "file",
+        None,
+    ]
+
+
+def test_a_refreshed_profile_is_the_same_object_until_a_path_changes(
+    options: SandboxOptions,
+) -> None:
+    profile = derive_profile(options)
+    assert profile.refreshed() is profile  # nothing changed: no copy
+    claude = next(p for p in profile.protected if p.path.name == ".claude")
+    assert not claude.exists
+    (options.root / ".claude").mkdir()
+    again = profile.refreshed()
+    assert again is not profile
+    pairs = list(zip(profile.protected, again.protected, strict=True))
+    assert [(a.path.name, b.exists) for a, b in pairs if a != b] == [(".claude", True)]
+    assert all(b is a for a, b in pairs if a.path.name != ".claude")  # kept, not copied

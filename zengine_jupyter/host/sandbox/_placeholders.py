@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import functools
 import hashlib
 import os
 import threading
@@ -65,11 +66,21 @@ class Hold:
     """Whether its paths are counted in ``_holding``."""
 
 
+@functools.lru_cache(maxsize=256)
+def _lock_name(path: Path) -> str:
+    return hashlib.sha256(os.fsencode(path)).hexdigest()[:32]
+
+
 def _lock(path: Path, folder: Path) -> int:
     import fcntl  # POSIX only; this module runs only for bubblewrap (Linux)
 
-    name = hashlib.sha256(os.fsencode(path)).hexdigest()[:32]
-    fd = os.open(folder / name, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+    file = folder / _lock_name(path)
+    flags = os.O_RDWR | os.O_CREAT | os.O_CLOEXEC
+    try:
+        fd = os.open(file, flags, 0o600)
+    except FileNotFoundError:  # the first launch, or the folder was removed since
+        private_dir(folder)
+        fd = os.open(file, flags, 0o600)
     try:
         fcntl.flock(fd, fcntl.LOCK_SH)
     except BaseException:
@@ -81,7 +92,6 @@ def _lock(path: Path, folder: Path) -> int:
 def hold_placeholders(protected: Sequence[ProtectedPath]) -> Hold:
     """Lock every protected path (shared); call before re-checking which ones exist."""
     folder = lock_folder()
-    private_dir(folder)
     held = Hold()
     try:
         for item in protected:

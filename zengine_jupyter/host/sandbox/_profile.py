@@ -8,7 +8,9 @@ probe, so tests need no files). The backends (bubblewrap, seatbelt) translate th
 
 from __future__ import annotations
 
+import errno
 import os
+import stat
 import sys
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -175,13 +177,12 @@ class SandboxProfile:
         another user's home that is gone since (bubblewrap cannot cover a folder that is not
         there: its ``--tmpfs`` would stop the launch)."""
         look = probe or probe_path
-        protected = tuple(replace(p, exists=look(p.path) is not None) for p in self.protected)
-        private = []
-        for item in self.private:
-            kind = look(item.path)
-            private.append(replace(item, kind=kind or item.kind, exists=kind is not None))
+        protected = tuple(_looked(p, look(p.path), kind=False) for p in self.protected)
+        private = tuple(_looked(item, look(item.path), kind=True) for item in self.private)
         foreign = tuple(home for home in self.foreign if look(home) == "dir")
-        return replace(self, protected=protected, private=tuple(private), foreign=foreign)
+        if (protected, private, foreign) == (self.protected, self.private, self.foreign):
+            return self
+        return replace(self, protected=protected, private=private, foreign=foreign)
 
     def is_writable(self, path: Path) -> bool:
         """True when ``path`` (absolute, normalised) is inside a writable area and not protected."""
@@ -192,13 +193,38 @@ class SandboxProfile:
         )
 
 
-def probe_path(path: Path) -> PathKind | None:
-    """What is at ``path``: a directory, something else, or nothing (symlinks are followed)."""
-    if path.is_dir():
-        return "dir"
-    if path.exists() or path.is_symlink():
-        return "file"
-    return None
+_ABSENT = frozenset({errno.ENOENT, errno.ENOTDIR, errno.EBADF, errno.ELOOP})
+"""What pathlib's ``is_dir``/``exists``/``is_symlink`` read as "not there" (others raise)."""
+
+
+def _looked(item: ProtectedPath, found: PathKind | None, *, kind: bool) -> ProtectedPath:
+    """``item`` as a fresh look ``found`` it: whether it exists, and (``kind``) as what; the
+    same object when nothing changed (a launch looks twice, and ``replace`` is not free)."""
+    new_kind = (found or item.kind) if kind else item.kind
+    if item.exists == (found is not None) and new_kind == item.kind:
+        return item
+    return replace(item, kind=new_kind, exists=found is not None)
+
+
+def probe_path(path: Path | str) -> PathKind | None:
+    """What is at ``path``: a directory, something else, or nothing (symlinks are followed; a
+    link to nothing is "file"). pathlib's ``is_dir() / exists() / is_symlink()`` in one system
+    call (two for a link) instead of up to three: a sandboxed command's plan and launch probe
+    ~40 paths each time, most of them absent, and run cold after the last command (issue 25)."""
+    try:
+        st = os.lstat(path)
+    except OSError as exc:
+        if exc.errno not in _ABSENT:
+            raise
+        return None
+    if stat.S_ISLNK(st.st_mode):
+        try:
+            st = os.stat(path)  # noqa: PTH116 (one call for a str or a Path)
+        except OSError as exc:
+            if exc.errno not in _ABSENT:
+                raise
+            return "file"  # a link to nothing
+    return "dir" if stat.S_ISDIR(st.st_mode) else "file"
 
 
 def _resolve(path: Path) -> Path:

@@ -1,4 +1,3 @@
-# ruff: noqa: PTH116 (strings, not Path: the replay runs on every sandboxed command)
 """A derived sandbox profile, reused while everything it was derived from is unchanged.
 
 :func:`derive_profile` is a pure function of its options, the environment (the engine's and
@@ -91,26 +90,16 @@ def reused_profile(options: SandboxOptions) -> SandboxProfile:
 def _still(answers: _Answers) -> bool:
     """Whether every question gets the answer it got when the profile was derived."""
     links: dict[str, bool] = {}
-    for kind, path, value in answers:
-        if kind == "resolve" and value == path:
-            if not _no_link_on(str(path), links):
+    try:
+        for kind, path, value in answers:
+            if kind == "resolve" and value == path:
+                if not _no_link_on(str(path), links):
+                    return False
+            elif (probe_path(str(path)) if kind == "probe" else _ASKS[kind](path)) != value:
                 return False
-        elif (_probe(str(path)) if kind == "probe" else _ASKS[kind](path)) != value:
-            return False
+    except OSError:  # a folder it cannot search now, say: the derivation says what it means
+        return False
     return True
-
-
-def _probe(path: str) -> str | None:
-    """:func:`probe_path` in one or two system calls (it makes up to three)."""
-    try:
-        return "dir" if stat.S_ISDIR(os.stat(path).st_mode) else "file"
-    except OSError:
-        pass
-    try:
-        os.lstat(path)  # a link to nothing
-    except OSError:
-        return None
-    return "file"
 
 
 def _no_link_on(path: str, links: dict[str, bool]) -> bool:
