@@ -32,6 +32,12 @@ from zengine_jupyter.testing.lsp import (
 
 pytestmark = pytest.mark.timeout(240)
 
+PATH_PROGRAMS = ("git", "rg", "bwrap", "node", "npx", "tsc", "python", "python3", "pylsp",
+                 "basedpyright-langserver", "typescript-language-server")  # fmt: skip
+HOSTILE_PATH = os.pathsep.join(("", ".", "bin", ".venv/bin", ""))
+"""Relative entries first (an empty one is the working folder): the user's own mistake, which
+the project can count on."""
+
 
 def _sh(marks: Path, name: str) -> str:
     """A shell command that leaves the marker ``name``."""
@@ -120,6 +126,11 @@ def _hostile_source(src: Path, marks: Path) -> None:
         _script(src / venv / "bin" / "python3", marks, f"python3-{venv}")
         (src / venv / "pyvenv.cfg").write_text("home = /usr/bin\n")
     (src / "pyrightconfig.json").write_text(json.dumps({"venvPath": ".", "venv": "evilvenv"}))
+    # 6. programs the engine starts by name, where a relative PATH entry ("", ".", "bin",
+    # ".venv/bin") would find them before the system's
+    for name in PATH_PROGRAMS:
+        _script(src / name, marks, f"path-{name}")
+        _script(src / "bin" / name, marks, f"path-bin-{name}")
     _script(src / "evil-shell", marks, "shell")
     _script(src / "setup.sh", marks, "setup")
     (src / "conftest.py").write_text(f"import os\nos.system({_sh(marks, 'conftest')!r})\n")
@@ -141,13 +152,19 @@ def _tool_results(home: Path) -> dict[str, str]:
     return out
 
 
-async def test_hostile_clone_runs_nothing(tmp_path: Path, zengine_home: Path) -> None:
+@pytest.mark.parametrize("relative", [False, True], ids=["path", "relative-path-entries"])
+async def test_hostile_clone_runs_nothing(
+    tmp_path: Path, zengine_home: Path, relative: bool
+) -> None:
     """Attack: a hostile repository (an embedded bare repo with an fsmonitor, an implicit bare
     repo, a planted sub/.git/config, withheld settings with hooks / MCP / LSP / shell, custom
     commands shadowing built-ins, its own node_modules/typescript and a tsserver plugin, fake
-    interpreters for the Python language server) is cloned with plain ``git clone``; the agent
-    then Globs, Greps and Reads everywhere, asks the language servers, and the user runs the
-    built-in commands, all under ``--no``. No program of the project's may run."""
+    interpreters for the Python language server, its own git, rg, bwrap, node and language
+    servers at its top and in bin/) is cloned with plain ``git clone``; the agent then Globs,
+    Greps and Reads everywhere, asks the language servers, and the user runs the built-in
+    commands, all under ``--no``. ``relative``: the user's PATH starts with relative entries,
+    which name folders of the project once zengine works in it. No program of the project's
+    may run."""
     require_component("git")
     require_language_server("typescript-language-server", "npm i -g typescript-language-server")
     marks = tmp_path / "marks"
@@ -166,7 +183,8 @@ async def test_hostile_clone_runs_nothing(tmp_path: Path, zengine_home: Path) ->
     (sub / "data.txt").write_text("rows\n")
     assert list(marks.iterdir()) == []  # cloning ran nothing either
 
-    env = {**os.environ, "PATH": f"{NPM_TOOLS}{os.pathsep}{search_path()}"}
+    path = f"{NPM_TOOLS}{os.pathsep}{search_path()}"
+    env = {**os.environ, "PATH": f"{HOSTILE_PATH}{path}" if relative else path}
     env.pop("ZENGINE_API_KEY", None)
     calls = [
         ("g1", "Glob", {"pattern": "**/*"}),

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import shutil
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -24,6 +23,7 @@ from zengine_jupyter.engine import (
     rewind_chat,
     with_other_chats,
 )
+from zengine_jupyter.host import which
 from zengine_jupyter.host.checkpoint import ShadowRepository, collect_garbage, format_size
 from zengine_jupyter.protocol import CheckpointError, CheckpointExpiredError, ZengineError
 from zengine_jupyter.store import SessionStore, scan_file
@@ -41,7 +41,7 @@ def _write(text: str) -> None:
 
 
 def _shadow(project: str | None) -> ShadowRepository | None:
-    if not project or shutil.which("git") is None:
+    if not project or which("git") is None:
         return None
     return ShadowRepository(Path(project), data_dir())
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
-import shutil
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
@@ -51,7 +50,7 @@ from zengine_jupyter.engine.tools import (
     ToolContext,
     builtin_tools,
 )
-from zengine_jupyter.host import run_hooks
+from zengine_jupyter.host import run_hooks, which
 from zengine_jupyter.host.checkpoint import ShadowRepository
 from zengine_jupyter.llm import CostMeter, ProviderClient, build_client
 from zengine_jupyter.policy import PermissionGate, PermissionPolicy
@@ -201,7 +200,7 @@ class Session:
                     additional_directories=policy.additional_directories,
                     read_decision=GateReads(gate),
                 ),
-                shadow=ShadowRepository(root, data_dir()) if shutil.which("git") else None,
+                shadow=ShadowRepository(root, data_dir()) if which("git") else None,
                 notebook=options.notebook,
                 provider=provider,
                 catalog=catalog,

@@ -45,6 +45,7 @@ from zengine_jupyter.host._process import (
     run,
 )
 from zengine_jupyter.host._safe_fs import Directories, WriteOptions, describe_os_error
+from zengine_jupyter.host._search_path import search_path, which
 
 __all__ = [
     "ALWAYS_SKIPPED",
@@ -80,5 +81,7 @@ __all__ = [
     "resolve_path",
     "run",
     "run_hooks",
+    "search_path",
+    "which",
     "workspace_fingerprint",
 ]

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import asyncio
-import shutil
 from dataclasses import dataclass
 
 from zengine_jupyter.host._process import RunOptions, run
+from zengine_jupyter.host._search_path import which
 from zengine_jupyter.protocol import ComponentStatus, ProcessError
 
 __all__ = ["COMPONENTS", "ComponentSpec", "probe_component", "probe_components"]
@@ -53,7 +53,7 @@ COMPONENTS: tuple[ComponentSpec, ...] = (
 
 async def probe_component(spec: ComponentSpec) -> ComponentStatus:
     """Find ``spec`` on PATH and ask it for its version (a missing one is reported, not raised)."""
-    path = next((p for p in map(shutil.which, spec.executables) if p), None)
+    path = next((p for p in map(which, spec.executables) if p), None)
     version: str | None = None
     if path is not None:
         try:

@@ -11,12 +11,12 @@ import asyncio
 import contextlib
 import errno
 import os
-import shutil
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from zengine_jupyter.host._search_path import search_path, which
 from zengine_jupyter.protocol import ProcessError, ProcessTimeoutError
 
 if TYPE_CHECKING:
@@ -77,7 +77,7 @@ def _argv(argv: Sequence[str], opts: RunOptions) -> list[str]:
     if not opts.tied or not sys.executable or os.name != "posix":
         return list(argv)
     program = argv[0]
-    if "/" not in program and shutil.which(program, path=opts.env.get("PATH")) is None:
+    if "/" not in program and which(program, opts.env.get("PATH")) is None:
         # found as the child would look for it; the guard could only report exit status 127
         raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), program)
     return [sys.executable, "-I", "-S", str(CHILD_GUARD), str(os.getpid()), "--", *argv]
@@ -125,8 +125,9 @@ def child_environment(
     """The environment a child gets: the allowlist from ``base`` plus ``extra``.
 
     Values that start with ``()`` (exported shell functions) and names that look like a
-    credential (:func:`is_secret_name`) are dropped from ``base``; ``extra`` is the caller's
-    explicit choice (a server's configured ``env``) and is kept as given.
+    credential (:func:`is_secret_name`) are dropped from ``base``, and so are ``PATH``'s
+    relative entries (:func:`search_path`); ``extra`` is the caller's explicit choice (a
+    server's configured ``env``) and is kept as given.
     """
     source = os.environ if base is None else base
     env = {
@@ -136,6 +137,8 @@ def child_environment(
         and not value.startswith("()")
         and not is_secret_name(name)
     }
+    if "PATH" in env:  # its relative entries would find the project's programs (_search_path)
+        env["PATH"] = search_path(env["PATH"])
     if extra:
         env.update(extra)
     return env

@@ -26,10 +26,9 @@ from __future__ import annotations
 
 import asyncio
 import os
-import shutil
 from typing import TYPE_CHECKING
 
-from zengine_jupyter.host import RunOptions, run
+from zengine_jupyter.host import RunOptions, run, which
 from zengine_jupyter.protocol import ProcessError
 
 if TYPE_CHECKING:
@@ -48,8 +47,8 @@ _ARGS_BYTES = 256 * 1024
 
 
 def find_ripgrep() -> str | None:
-    """The ``rg`` program on PATH, or None."""
-    return shutil.which("rg")
+    """The ``rg`` program on PATH (its absolute entries: ``host.which``), or None."""
+    return which("rg")
 
 
 class RipgrepSearch:

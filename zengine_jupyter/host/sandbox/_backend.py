@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import os
 import platform as _platform
-import shutil
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
 from zengine_jupyter.host._process import RunOptions, run
+from zengine_jupyter.host._search_path import which
 from zengine_jupyter.host.sandbox._bubblewrap import build_bwrap_argv
 from zengine_jupyter.host.sandbox._profile import SandboxProfile
 from zengine_jupyter.host.sandbox._seatbelt import SEATBELT_PROGRAM
@@ -117,7 +117,7 @@ async def _try(argv: tuple[str, ...], opts: DetectOptions, fds: tuple[int, ...])
 
 
 async def _detect_bwrap(opts: DetectOptions) -> SandboxBackend:
-    program = shutil.which(opts.bwrap)
+    program = which(opts.bwrap)
     if program is None:
         return _off(opts, "bubblewrap", f"{opts.bwrap} is not installed", _BWRAP_INSTALL)
     if opts.machine not in ARCHES:
@@ -149,7 +149,7 @@ async def _detect_bwrap(opts: DetectOptions) -> SandboxBackend:
 
 
 async def _detect_seatbelt(opts: DetectOptions) -> SandboxBackend:
-    program = shutil.which(opts.sandbox_exec)
+    program = which(opts.sandbox_exec)
     if program is None:
         reason = f"{opts.sandbox_exec} was not found"
         return _off(opts, "seatbelt", reason, "it ships with macOS: check PATH")

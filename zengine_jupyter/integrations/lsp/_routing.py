@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import os
-import shutil
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from zengine_jupyter.host import which as host_which
 from zengine_jupyter.integrations.lsp._spec import BUILTIN_SPECS, LspServerEntry, spec_from_entry
 from zengine_jupyter.integrations.lsp._typescript import NATIVE_MAJOR, find_typescript
 
@@ -58,7 +58,7 @@ class LspRouter:
             *builtins,
         )
         self._search_path = search_path if search_path is not None else default_search_path()
-        self._which = which or (lambda cmd, path: shutil.which(cmd, path=path))
+        self._which = which or host_which
         self._root = root
         self._trusted = trusted
         self._typescript: tuple[TypeScriptFound | None] | None = None

@@ -26,6 +26,7 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from zengine_jupyter._version import __version__
 from zengine_jupyter.config import open_private, private_dir
+from zengine_jupyter.host import search_path
 from zengine_jupyter.integrations.mcp._delivery import RefusalAwareClient, tracking
 from zengine_jupyter.integrations.mcp._naming import qualify_tools
 from zengine_jupyter.integrations.mcp._types import (
@@ -179,8 +180,11 @@ class Connection:
         spec = self.spec
         if spec.command is None:
             return _http_transport(spec.url or "", spec.headers)
+        # the SDK's own environment would pass PATH as it is: its relative entries would find
+        # the project's programs (host.search_path); a configured PATH is kept as given
+        env = {"PATH": search_path(), **spec.env}
         params = StdioServerParameters(
-            command=spec.command, args=list(spec.args), env=dict(spec.env), cwd=spec.cwd
+            command=spec.command, args=list(spec.args), env=env, cwd=spec.cwd
         )
         if spec.errlog is not None:
             private_dir(spec.errlog.parent)
