@@ -45,6 +45,10 @@ def server(zengine_home: Path) -> Iterator[ProviderServer]:
 # (xdist's own `xdist_group` marker does nothing under pytest 9: its worker renames
 # `item._nodeid`, which pytest 9 no longer reads; so the scheduler asks this file instead.)
 _LAB_WORDS = ("chromium_page(", "launch_chromium(", "running_lab(", '"--no-browser"')
+_WITH_UNIX_USERS = "RUN_WITH_UNIX_USERS = True"
+"""A module that says so runs in the unix-users group too: a user added or removed on the other
+worker changes every sandbox profile (other users' homes are covered), which retires a warm
+sandbox in the middle of a test that watches one."""
 
 
 @pytest.hookimpl(optionalhook=True)
@@ -64,7 +68,7 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object | 
                 "lab"
                 if any(word in text for word in _LAB_WORDS)
                 else "unix-users"
-                if "unix_users(" in text
+                if "unix_users(" in text or _WITH_UNIX_USERS in text
                 else None
             )
         return groups[path] or nodeid

@@ -144,7 +144,8 @@ async def test_sandboxed_bash_cannot_read_the_data_folder_keys_or_other_chats(
         _settings(world, server, sandbox=True)
         controls = (
             f"find {world.home} -type f -size +0 -not -path '{world.project}/*' | wc -l",
-            "cat /proc/*/environ | tr '\\0' '\\n' | grep -c '^PATH='",
+            # the warm sandbox's helper and keepers are not readable (not dumpable): quiet
+            "cat /proc/*/environ 2>/dev/null | tr '\\0' '\\n' | grep -c '^PATH='",
         )
         texts = await _turn(world, server, (*controls, *_attacks(world.home)))
         assert "run in a sandbox" in str(server.requests[0].json["system"])

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
 __all__ = [
     "CHILD_GUARD",
     "SAFE_ENV_NAMES",
+    "STOP_GRACE_S",
     "CompletedRun",
     "RunOptions",
     "child_environment",
@@ -66,7 +67,8 @@ def is_secret_name(name: str) -> bool:
     return any(word in upper for word in _SECRET_WORDS)
 
 
-_TERM_GRACE_S = 2.0
+STOP_GRACE_S = 2.0
+"""How long a stopped command has between SIGTERM and SIGKILL."""
 
 CHILD_GUARD = Path(__file__).with_name("_childguard.py")
 """The guard script for ``RunOptions(tied=True)``; it imports nothing from zengine."""
@@ -240,7 +242,7 @@ async def _stop(proc: asyncio.subprocess.Process) -> None:
     with contextlib.suppress(ProcessLookupError):
         os.killpg(proc.pid, 15)
     try:
-        async with asyncio.timeout(_TERM_GRACE_S):
+        async with asyncio.timeout(STOP_GRACE_S):
             await proc.wait()
     except TimeoutError:
         with contextlib.suppress(ProcessLookupError):

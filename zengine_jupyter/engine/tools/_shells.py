@@ -29,10 +29,12 @@ if TYPE_CHECKING:
     from pathlib import Path
     from typing import IO
 
-    from zengine_jupyter.host.sandbox import CommandOrigin, CommandPlan
+    from zengine_jupyter.host.sandbox import CommandOrigin, CommandPlan, WarmProcess
 
 __all__ = ["BackgroundShell", "CommandResult", "ShellRunner"]
 
+_Origin = Literal["agent_bash", "background_shell", "check"]
+"""Who asked for a command (``host.sandbox.CommandOrigin``'s values the shells use)."""
 _KEEP_BYTES = 1 << 20  # in-memory tail of a background shell's output
 
 
@@ -78,7 +80,7 @@ class ShellRunner:
 
     def _open(
         self, command: str, plan: CommandPlan | None
-    ) -> AbstractAsyncContextManager[asyncio.subprocess.Process]:
+    ) -> AbstractAsyncContextManager[asyncio.subprocess.Process | WarmProcess]:
         """Start ``bash -c COMMAND`` (stdout and stderr merged), through the sandbox if planned."""
         options = RunOptions(cwd=self.root, env=self.env, tied=True)
         if plan is None:
@@ -87,9 +89,7 @@ class ShellRunner:
 
         return open_planned(plan, options, merge_stderr=True)
 
-    def _plan(
-        self, command: str, origin: Literal["agent_bash", "background_shell"]
-    ) -> CommandPlan | None:
+    def _plan(self, command: str, origin: _Origin) -> CommandPlan | None:
         """The sandbox's plan for ``command``; None with no planner (the sandbox is off).
 
         ``host.sandbox`` is imported only then: with the sandbox off, no chat loads it."""
@@ -102,7 +102,7 @@ class ShellRunner:
     async def _drain(
         self,
         command: str,
-        origin: Literal["agent_bash", "background_shell"],
+        origin: _Origin,
         log: IO[bytes],
         take: Callable[[bytes | None], None],
     ) -> int:
@@ -137,8 +137,12 @@ class ShellRunner:
         private_dir(self.artifacts)
         return self.artifacts / f"{kind}-{next(self._counter):04d}.log"
 
-    async def run(self, command: str, timeout_s: float) -> CommandResult:
-        """Run to completion (or until ``timeout_s``); combined stdout and stderr."""
+    async def run(
+        self, command: str, timeout_s: float, origin: Literal["agent_bash", "check"] = "agent_bash"
+    ) -> CommandResult:
+        """Run to completion (or until ``timeout_s``); combined stdout and stderr. A
+        verification check says so (``origin="check"``): sandboxed, it starts alone, never in
+        the warm sandbox the agent's other commands share (``host.sandbox.WARM_ORIGINS``)."""
         artifact = self._artifact("bash")
         chunks: list[bytes] = []
 
@@ -152,7 +156,7 @@ class ShellRunner:
         with open_private(artifact) as log:
             try:
                 async with asyncio.timeout(timeout_s):
-                    exit_code = await self._drain(command, "agent_bash", log, take)
+                    exit_code = await self._drain(command, origin, log, take)
             except TimeoutError:
                 exit_code = None
         return CommandResult(exit_code, b"".join(chunks), artifact)

@@ -40,7 +40,7 @@ class ShellCheckRunner:
 
     async def run_check(self, invocation: CheckInvocation) -> CheckOutput:
         command = shell_command(invocation, str(self.shells.root))
-        result = await self.shells.run(command, invocation.timeout_s)
+        result = await self.shells.run(command, invocation.timeout_s, origin="check")
         if result.exit_code is None:
             note = f"\n[stopped: still running after {invocation.timeout_s:g} s]\n".encode()
             return CheckOutput(None, result.output + note, timed_out=True)

@@ -26,7 +26,6 @@ from zengine_jupyter.host.sandbox._backend import (
     detect_backend,
 )
 from zengine_jupyter.host.sandbox._bubblewrap import build_bwrap_argv
-from zengine_jupyter.host.sandbox._placeholders import settle_placeholders
 from zengine_jupyter.host.sandbox._profile import (
     TOOL_CACHES,
     TOOL_CACHES_MACOS,
@@ -46,8 +45,11 @@ from zengine_jupyter.host.sandbox._seatbelt import (
     build_seatbelt_profile,
 )
 from zengine_jupyter.host.sandbox._seccomp import network_off_program, program_pipe
+from zengine_jupyter.host.sandbox._warm import WarmProcess
+from zengine_jupyter.host.sandbox._warm import settle as settle_placeholders
 from zengine_jupyter.host.sandbox._wrap import (
     SANDBOXED_ORIGINS,
+    WARM_ORIGINS,
     CommandOrigin,
     CommandPlan,
     Launch,
@@ -64,6 +66,7 @@ __all__ = [
     "SEATBELT_PROGRAM",
     "TOOL_CACHES",
     "TOOL_CACHES_MACOS",
+    "WARM_ORIGINS",
     "BackendName",
     "CommandOrigin",
     "CommandPlan",
@@ -74,6 +77,7 @@ __all__ = [
     "SandboxBackend",
     "SandboxOptions",
     "SandboxProfile",
+    "WarmProcess",
     "build_bwrap_argv",
     "build_seatbelt_argv",
     "build_seatbelt_profile",

@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING
 from zengine_jupyter.config import data_dir, private_dir
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Callable, Sequence
     from concurrent.futures import ThreadPoolExecutor
     from pathlib import Path
 
@@ -38,7 +38,9 @@ if TYPE_CHECKING:
 
 __all__ = [
     "Hold",
+    "after_releases",
     "hold_placeholders",
+    "is_placeholder",
     "lock_folder",
     "release_later",
     "release_placeholders",
@@ -47,6 +49,8 @@ __all__ = [
 ]
 
 _owned: Counter[Path] = Counter()
+_owned_names: set[str] = set()
+"""``_owned``'s paths as strings, for :func:`is_placeholder` (asked ~40 times per command)."""
 _holding: Counter[Path] = Counter()
 """Launches of this process holding each protected path (from hold to release)."""
 _owned_lock = threading.Lock()
@@ -121,6 +125,7 @@ def write_seeds(held: Hold, protected: Sequence[ProtectedPath]) -> None:
                     with os.fdopen(fd, "wb") as handle:
                         handle.write(item.seed)
             _owned[item.path] += 1
+            _owned_names.add(str(item.path))
             held.owned.append(item)
 
 
@@ -175,14 +180,33 @@ def _claim(held: Hold, item: ProtectedPath, retry: list[ProtectedPath]) -> bool:
     process or another, relies on it); a busy one is kept adoptable and queued in ``retry``."""
     fd = held.locks.get(item.path)
     if fd is None:
-        del _owned[item.path]
+        _disown(item.path)
         return False
     if _holding[item.path] <= 1 and _exclusive(fd):
-        del _owned[item.path]
+        _disown(item.path)
         return True
     _owned[item.path] = 0  # still ours to remove; a launch starting now adopts it
     retry.append(item)
     return False
+
+
+def _disown(path: Path) -> None:
+    del _owned[path]
+    _owned_names.discard(str(path))
+
+
+def is_placeholder(path: str) -> bool:
+    """Whether ``path`` is a placeholder folder this process made for a sandbox and still owns,
+    as it made it: an empty folder. The profile reads it as absent (``probe_path``), so a
+    sandbox's own placeholders do not change the next command's profile; a folder the user has
+    put something in since reads as the folder it is."""
+    if path not in _owned_names:
+        return False
+    try:
+        with os.scandir(path) as entries:
+            return next(entries, None) is None
+    except OSError:
+        return False
 
 
 def release_later(held: Hold) -> None:
@@ -190,6 +214,12 @@ def release_later(held: Hold) -> None:
     milliseconds on some filesystems (rmdir on ext4 with discard: ~4 ms each), which the
     command's result need not wait for. :func:`settle_placeholders` waits for it."""
     _releaser().submit(release_placeholders, held)
+
+
+def after_releases(job: Callable[[], object]) -> None:
+    """Run ``job`` on the releaser thread, after the releases handed over so far (a warm
+    sandbox's stop: wait for bubblewrap, then release its placeholders)."""
+    _releaser().submit(job)
 
 
 def settle_placeholders(timeout_s: float | None = 10.0) -> None:

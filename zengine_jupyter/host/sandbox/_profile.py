@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Literal
 from zengine_jupyter.config import data_dir, user_config_dir
 from zengine_jupyter.host.sandbox._gitconfig import hooks_and_includes
 from zengine_jupyter.host.sandbox._homes import other_homes
+from zengine_jupyter.host.sandbox._placeholders import is_placeholder
 from zengine_jupyter.protocol import ConfigError, SandboxError
 
 if TYPE_CHECKING:
@@ -210,7 +211,8 @@ def probe_path(path: Path | str) -> PathKind | None:
     """What is at ``path``: a directory, something else, or nothing (symlinks are followed; a
     link to nothing is "file"). pathlib's ``is_dir() / exists() / is_symlink()`` in one system
     call (two for a link) instead of up to three: a sandboxed command's plan and launch probe
-    ~40 paths each time, most of them absent, and run cold after the last command (issue 25)."""
+    ~40 paths each time, most of them absent, and run cold after the last command (issue 25).
+    A placeholder folder of this process's sandboxes reads as absent (:func:`is_placeholder`)."""
     try:
         st = os.lstat(path)
     except OSError as exc:
@@ -224,6 +226,8 @@ def probe_path(path: Path | str) -> PathKind | None:
             if exc.errno not in _ABSENT:
                 raise
             return "file"  # a link to nothing
+    elif stat.S_ISDIR(st.st_mode) and is_placeholder(os.fspath(path)):
+        return None  # a sandbox's own placeholder: the path is as absent as it was
     return "dir" if stat.S_ISDIR(st.st_mode) else "file"
 
 

@@ -9,17 +9,30 @@ Two steps, so the gate can decide in between: :func:`plan_command` says what wil
 gate must ask); :func:`launch` is the context that must span the child's whole life: it creates
 the placeholders that block absent protected paths, hands over the seccomp program and removes
 the placeholders once the last sandboxed command using them has ended.
+
+:func:`run_planned` and :func:`open_planned` start the agent's Bash commands and background
+shells (:data:`WARM_ORIGINS`) under bubblewrap in the profile's warm sandbox (``_warm``), and
+everything else through :func:`launch`: a verification check, seatbelt, or a warm sandbox that
+cannot start or take the command.
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import os
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import TYPE_CHECKING
 
-from zengine_jupyter.host._process import RunOptions, open_process, run
+from zengine_jupyter.host._process import (
+    STOP_GRACE_S,
+    CompletedRun,
+    RunOptions,
+    child_environment,
+    open_process,
+    run,
+)
 from zengine_jupyter.host.sandbox._bubblewrap import build_bwrap_argv
 from zengine_jupyter.host.sandbox._placeholders import (
     hold_placeholders,
@@ -29,19 +42,19 @@ from zengine_jupyter.host.sandbox._placeholders import (
 from zengine_jupyter.host.sandbox._reuse import reused_profile
 from zengine_jupyter.host.sandbox._seatbelt import build_seatbelt_argv
 from zengine_jupyter.host.sandbox._seccomp import network_off_program, program_pipe
-from zengine_jupyter.protocol import SandboxError, SandboxNotice
+from zengine_jupyter.host.sandbox._warm import WarmProcess, start_warm
+from zengine_jupyter.protocol import ProcessTimeoutError, SandboxError, SandboxNotice
 
 if TYPE_CHECKING:
-    import asyncio
     from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
     from pathlib import Path
 
-    from zengine_jupyter.host._process import CompletedRun
     from zengine_jupyter.host.sandbox._backend import SandboxBackend
     from zengine_jupyter.host.sandbox._profile import SandboxOptions, SandboxProfile
 
 __all__ = [
     "SANDBOXED_ORIGINS",
+    "WARM_ORIGINS",
     "CommandOrigin",
     "CommandPlan",
     "Launch",
@@ -194,16 +207,62 @@ def _options(plan: CommandPlan, opts: RunOptions, spec: Launch) -> RunOptions:
     )
 
 
+WARM_ORIGINS: frozenset[CommandOrigin] = frozenset(
+    {CommandOrigin.AGENT_BASH, CommandOrigin.BACKGROUND_SHELL}
+)
+"""Origins whose sandboxed commands run in a warm sandbox (``_warm``); a verification check
+always starts alone, so nothing running beside it can reach its output or its status."""
+
+
+async def _warm(
+    plan: CommandPlan, opts: RunOptions, *, stdin: bool, stderr: bool | None
+) -> WarmProcess | None:
+    """``plan`` started in a warm sandbox, when it is one for that; None: start it alone."""
+    backend, profile = plan.backend, plan.profile
+    if (
+        profile is None
+        or backend is None
+        or backend.name != "bubblewrap"
+        or backend.program is None
+        or plan.origin not in WARM_ORIGINS
+        or not hasattr(os, "pidfd_open")
+    ):
+        return None
+    env = child_environment({"TMPDIR": str(profile.temp_dir), **opts.env})
+    return await start_warm(
+        profile, backend, plan.command, cwd=plan.cwd, env=env, stdin=stdin, stderr=stderr
+    )
+
+
 async def run_planned(plan: CommandPlan, options: RunOptions | None = None) -> CompletedRun:
     """Run ``plan`` to completion through :func:`host.run`, sandboxed when the plan says so
     (started once more when :func:`lost_a_home` says it never started)."""
     opts = options or RunOptions()
+    warm = await _warm(plan, opts, stdin=opts.stdin is not None, stderr=True)
+    if warm is not None:
+        return await _finish_warm(plan, warm, opts)
     with launch(plan) as spec:
         done = await run(spec.argv, _options(plan, opts, spec))
     if done.stdout or not lost_a_home(plan, done.returncode, done.stderr):
         return done
     with launch(plan) as spec:  # the launch leaves out the home that is gone
         return await run(spec.argv, _options(plan, opts, spec))
+
+
+async def _finish_warm(plan: CommandPlan, proc: WarmProcess, opts: RunOptions) -> CompletedRun:
+    """:func:`host.run`'s wait, deadline and stop for a command in a warm sandbox."""
+    try:
+        async with asyncio.timeout(opts.timeout_s):
+            stdout, stderr = await proc.communicate(opts.stdin)
+    except TimeoutError as exc:
+        await proc.stop(STOP_GRACE_S)
+        raise ProcessTimeoutError(
+            f"{plan.command[0]!r} was still running after {opts.timeout_s:g} s and was stopped"
+        ) from exc
+    except BaseException:
+        await proc.stop(STOP_GRACE_S)
+        raise
+    return CompletedRun(plan.command, proc.returncode or 0, stdout, stderr)
 
 
 def lost_a_home(plan: CommandPlan, returncode: int | None, output: bytes) -> bool:
@@ -231,12 +290,20 @@ def lost_a_home(plan: CommandPlan, returncode: int | None, output: bytes) -> boo
 @contextlib.asynccontextmanager
 async def open_planned(
     plan: CommandPlan, options: RunOptions | None = None, *, merge_stderr: bool = False
-) -> AsyncIterator[asyncio.subprocess.Process]:
+) -> AsyncIterator[asyncio.subprocess.Process | WarmProcess]:
     """:func:`host.open_process` for ``plan``: streamed output, for Bash and background shells.
 
-    The sandbox's placeholders live exactly as long as the block.
+    The sandbox's placeholders live at least as long as the block (a warm sandbox keeps them
+    until it stops).
     """
     opts = options or RunOptions()
+    warm = await _warm(plan, opts, stdin=False, stderr=None if merge_stderr else False)
+    if warm is not None:
+        try:
+            yield warm
+        finally:
+            await warm.stop(STOP_GRACE_S)
+        return
     with launch(plan) as spec:
         merged = _options(plan, opts, spec)
         async with open_process(spec.argv, merged, merge_stderr=merge_stderr) as proc:

@@ -1,0 +1,589 @@
+"""Warm sandboxes: one bubblewrap per profile kept running, the agent's commands started inside.
+
+Started alone, a sandboxed command pays bubblewrap's whole set-up each time: the namespaces, a
+private ``/dev`` and ``/proc``, and one mount per writable area and protected path, each
+re-reading the mount table (~9 of a sandboxed ``true``'s ~10 ms here, issue 25). A warm sandbox
+pays that once: bubblewrap starts :mod:`_warm_helper` under the profile's own command line, and
+each command is a message to it (argv, environment, folder, its three descriptors and a reply
+socket). The helper's *keeper* gives each command what its own pid namespace gave it: what the
+command leaves running is killed when it ends, and the engine's signals reach all of it.
+
+A command is sent to a warm sandbox only when nothing it was built from has changed:
+
+- the command's profile, re-checked just before (``refreshed``), is the one the sandbox was
+  started with, or the same with the placeholders the sandbox made (they exist now);
+- every path it mounts is the same file as when it started (device and inode): a folder
+  removed and made again, or a ``.git/config`` rewritten by rename, would be the old one inside,
+  or uncovered; a changed one retires the sandbox and a new one starts.
+
+A sandbox with no command running stops after :data:`IDLE_S` (its placeholders then go, as a
+single command's do); a retired one stops when its last command ends. Verification checks never
+run warm: they share no processes with the agent's other commands, so nothing running beside a
+check can touch its output or its exit status. When a warm sandbox cannot start or take a
+command, the command starts alone as before (:func:`host.sandbox.launch`).
+"""
+
+from __future__ import annotations
+
+import array
+import asyncio
+import atexit
+import contextlib
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from zengine_jupyter.host._process import child_environment
+from zengine_jupyter.host.sandbox._bubblewrap import build_bwrap_argv
+from zengine_jupyter.host.sandbox._placeholders import (
+    after_releases,
+    hold_placeholders,
+    release_later,
+    release_placeholders,
+    settle_placeholders,
+    write_seeds,
+)
+from zengine_jupyter.host.sandbox._seccomp import network_off_program, program_pipe
+from zengine_jupyter.protocol import SandboxError
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+
+    from zengine_jupyter.host.sandbox._backend import SandboxBackend
+    from zengine_jupyter.host.sandbox._placeholders import Hold
+    from zengine_jupyter.host.sandbox._profile import SandboxProfile
+
+__all__ = ["HELPER", "IDLE_S", "WarmProcess", "settle", "start_warm", "stop_idle"]
+
+HELPER = Path(__file__).with_name("_warm_helper.py")
+IDLE_S = 2.0
+"""How long a warm sandbox with no command running waits for the next one before it stops:
+long enough for the commands of one model reply, short enough that its placeholders go soon
+after, as a single command's do."""
+_READY_S = 10.0
+_SEND_S = 5.0
+
+
+@dataclass(eq=False)
+class _Warm:
+    """One running warm sandbox."""
+
+    program: str
+    profiles: tuple[SandboxProfile, SandboxProfile]
+    """As started, and as re-checked once started (with the placeholders it made)."""
+    marks: tuple[tuple[int, int] | None, ...]
+    proc: subprocess.Popen[bytes]
+    control: socket.socket
+    hold: Hold
+    running: int = 0
+    retired: bool = False
+    idle_since: float = 0.0
+
+
+_live: list[_Warm] = []
+_lock = threading.Lock()
+_wake = threading.Condition(_lock)
+_janitor: list[threading.Thread] = []
+_at_exit: list[object] = []
+_starting: dict[tuple[object, ...], asyncio.Future[None]] = {}
+"""Starts under way, per program, project and event loop."""
+
+
+def _mounted(profile: SandboxProfile) -> list[Path]:
+    """Every host path bubblewrap mounts something on or from for ``profile``."""
+    paths = [*profile.foreign, *profile.writable, *profile.pinned, *profile.hidden]
+    paths += [*profile.masked, *(item.path for item in profile.protected)]
+    paths += [item.path for item in profile.private]
+    return paths
+
+
+def _marks(profile: SandboxProfile) -> tuple[tuple[int, int] | None, ...]:
+    """Which file each mounted path is now (None: absent)."""
+    out: list[tuple[int, int] | None] = []
+    for path in _mounted(profile):
+        try:
+            st = os.stat(path)  # noqa: PTH116 (~40 per command: no Path objects made)
+        except OSError:
+            out.append(None)
+        else:
+            out.append((st.st_dev, st.st_ino))
+    return tuple(out)
+
+
+def _find(program: str, profile: SandboxProfile) -> _Warm | None:
+    """A live warm sandbox for ``profile``, counted as running one more command."""
+    with _lock:
+        found = next(
+            (w for w in _live if not w.retired and w.program == program and profile in w.profiles),
+            None,
+        )
+    if found is None:
+        return None
+    if found.proc.poll() is not None or _marks(found.profiles[1]) != found.marks:
+        _retire(found)
+        return None
+    with _lock:
+        if found.retired:
+            return None
+        found.running += 1
+    return found
+
+
+def _retire(warm: _Warm) -> None:
+    with _lock:
+        warm.retired = True
+        idle = warm.running == 0
+    if idle:
+        _stop(warm)
+
+
+def _done(warm: _Warm) -> None:
+    """One of ``warm``'s commands has ended."""
+    with _lock:
+        warm.running -= 1
+        if warm.running > 0:
+            return
+        if not warm.retired:
+            warm.idle_since = time.monotonic()
+            _wake.notify()
+            if not _janitor:
+                _janitor.append(
+                    threading.Thread(target=_sweep_idle, name="zengine-warm", daemon=True)
+                )
+                _janitor[0].start()
+            return
+    _stop(warm)
+
+
+def _sweep_idle() -> None:
+    """The janitor thread: stops each warm sandbox that has been idle for :data:`IDLE_S`."""
+    while True:
+        with _lock:
+            now = time.monotonic()
+            idle = [w for w in _live if w.running == 0 and not w.retired]
+            expired = [w for w in idle if now - w.idle_since >= IDLE_S]
+            for warm in expired:
+                warm.retired = True
+            if not expired:
+                _wake.wait(min((IDLE_S - (now - w.idle_since) for w in idle), default=None))
+        for warm in expired:
+            _stop(warm)  # its end on the releaser thread: settle_placeholders() waits for it
+
+
+def _stop(warm: _Warm, *, wait: bool = False) -> None:
+    """End ``warm``: the helper leaves when its control socket closes, and bubblewrap's pid
+    namespace with it; its placeholders go once bubblewrap has."""
+    with _lock:
+        if warm in _live:
+            _live.remove(warm)
+    warm.control.close()
+
+    def finish() -> None:
+        try:
+            warm.proc.wait(timeout=5.0)
+        except subprocess.TimeoutExpired:
+            warm.proc.kill()
+            warm.proc.wait()
+        release_placeholders(warm.hold)
+
+    if wait:
+        finish()
+    else:  # on the releaser thread, so settle_placeholders() waits for it too
+        after_releases(finish)
+
+
+def _stop_all() -> None:
+    """At exit: stop every warm sandbox, so its placeholders leave the user's project."""
+    with _lock:
+        live = list(_live)
+        for warm in live:
+            warm.retired = True
+    for warm in live:
+        _stop(warm, wait=True)
+
+
+def stop_idle() -> None:
+    """Stop every warm sandbox that has no command running now (tests, shutdown, settling)."""
+    with _lock:
+        idle = [w for w in _live if w.running == 0 and not w.retired]
+        for warm in idle:
+            warm.retired = True
+    for warm in idle:
+        _stop(warm, wait=True)
+
+
+def settle(timeout_s: float | None = 10.0) -> None:
+    """Stop the idle warm sandboxes, then wait until every placeholder release handed over so
+    far has run (tests, shutdown): what no command uses any more is gone."""
+    stop_idle()
+    settle_placeholders(timeout_s)
+
+
+async def _start(profile: SandboxProfile, backend: SandboxBackend) -> _Warm:
+    """Start a warm sandbox for ``profile`` (raises :class:`SandboxError` when it cannot)."""
+    assert backend.program is not None
+    held = hold_placeholders(profile.protected)
+    ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    fd: int | None = None
+    try:
+        write_seeds(held, profile.refreshed().protected)
+        before = profile.refreshed()
+        if not before.allow_network:
+            fd = program_pipe(network_off_program(backend.machine))
+        helper = [sys.executable, "-I", "-S", str(HELPER), str(theirs.fileno())]
+        argv = build_bwrap_argv(
+            before, helper, cwd=before.root, seccomp_fd=fd, program=backend.program
+        )
+        passed = (theirs.fileno(),) if fd is None else (theirs.fileno(), fd)
+        # not asyncio's: the sandbox outlives the event loop that starts it (the kernel's, a
+        # test's), and the engine only ever talks to it through sockets
+        proc = subprocess.Popen(  # noqa: ASYNC220
+            argv,
+            cwd=before.root,
+            env=child_environment(),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            pass_fds=passed,
+            start_new_session=True,
+        )
+    except BaseException:
+        ours.close()
+        release_later(held)
+        raise
+    finally:
+        theirs.close()
+        if fd is not None:
+            os.close(fd)
+    try:
+        ours.setblocking(False)
+        async with asyncio.timeout(_READY_S):
+            ready = await asyncio.get_running_loop().sock_recv(ours, 16)
+        if ready != b"R":
+            raise SandboxError(f"the warm sandbox did not start: {_said(proc)}")
+    except BaseException:
+        ours.close()
+        with contextlib.suppress(OSError):
+            proc.kill()
+        _finish_failed(proc, held)
+        raise
+    assert proc.stderr is not None
+    proc.stderr.close()  # it said nothing; the commands get their own
+    ours.settimeout(_SEND_S)
+    after = profile.refreshed()
+    warm = _Warm(backend.program, (before, after), _marks(after), proc, ours, held, running=1)
+    with _lock:
+        if not _at_exit:
+            _at_exit.append(atexit.register(_stop_all))
+        _live.append(warm)
+    return warm
+
+
+def _said(proc: subprocess.Popen[bytes]) -> str:
+    assert proc.stderr is not None
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        proc.wait(timeout=5.0)
+    text = proc.stderr.read(4096).decode("utf-8", "replace").strip()
+    return text or f"bubblewrap ended with status {proc.returncode}"
+
+
+def _finish_failed(proc: subprocess.Popen[bytes], held: Hold) -> None:
+    def finish() -> None:
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            proc.wait(timeout=5.0)
+        if proc.stderr is not None:
+            proc.stderr.close()
+        release_placeholders(held)
+
+    after_releases(finish)
+
+
+class WarmProcess:
+    """A command running in a warm sandbox, shaped like ``asyncio.subprocess.Process`` for what
+    the engine uses: ``stdin``, ``stdout``, ``stderr``, ``pid``, ``returncode``, ``wait()``,
+    ``communicate()``, ``send_signal()``, ``terminate()``, ``kill()`` and :meth:`stop`."""
+
+    def __init__(self, warm: _Warm, reply: socket.socket) -> None:
+        self._warm: _Warm | None = warm
+        self._reply = reply
+        self.pid = 0
+        """The command's pid inside the sandbox's own pid namespace."""
+        self.returncode: int | None = None
+        self.stdin: asyncio.StreamWriter | None = None
+        self.stdout: asyncio.StreamReader | None = None
+        self.stderr: asyncio.StreamReader | None = None
+        self._waiting: asyncio.Future[int] | None = None
+        self._keeper: int | None = None
+        """A pidfd of the keeper (from the credentials of its first message)."""
+        self._pipes: list[asyncio.BaseTransport] = []
+
+    async def pipe_from(self, loop: asyncio.AbstractEventLoop, fd: int) -> asyncio.StreamReader:
+        """A reader for the engine's end ``fd`` of one of the command's output pipes."""
+        reader = asyncio.StreamReader(limit=1 << 16, loop=loop)
+        transport, _ = await loop.connect_read_pipe(
+            lambda: asyncio.StreamReaderProtocol(reader, loop=loop), os.fdopen(fd, "rb", 0)
+        )
+        self._pipes.append(transport)
+        return reader
+
+    async def _read_status(self) -> int:
+        code = -9  # the keeper went without a word: the command cannot have finished well
+        try:
+            while True:
+                message, sender = await _receive(self._reply)
+                if not message:
+                    break
+                if message == b"K" and sender and self._keeper is None:
+                    # the keeper's pid here, sent before its command starts (so before the
+                    # command can stop it), while it holds the socket: alive
+                    with contextlib.suppress(OSError):
+                        self._keeper = os.pidfd_open(sender)
+                elif message.startswith(b"P "):
+                    self.pid = int(message[2:])
+                elif message.startswith(b"X "):
+                    code = int(message[2:])
+                    break
+        finally:
+            self.returncode = code
+            self._release()
+        return code
+
+    def _release(self) -> None:
+        warm, self._warm = self._warm, None
+        self._reply.close()
+        if self._keeper is not None:
+            os.close(self._keeper)
+            self._keeper = None
+        if warm is not None:
+            _done(warm)
+
+    def watch(self) -> None:
+        """Start reading the keeper's messages (its pid first, then the exit status)."""
+        if self._waiting is None:
+            self._waiting = asyncio.ensure_future(self._read_status())
+
+    async def wait(self) -> int:
+        if self.returncode is not None and self._waiting is None:
+            return self.returncode
+        self.watch()
+        assert self._waiting is not None
+        return await asyncio.shield(self._waiting)
+
+    async def _ended_within(self, seconds: float) -> bool:
+        try:
+            async with asyncio.timeout(seconds):
+                await self.wait()
+        except TimeoutError:
+            return False
+        return True
+
+    def send_signal(self, sig: int) -> None:
+        if self.returncode is not None:
+            return
+        with contextlib.suppress(OSError):
+            self._reply.send(f"S {int(sig)}".encode())
+
+    def terminate(self) -> None:
+        self.send_signal(15)
+
+    def kill(self) -> None:
+        self.send_signal(9)
+
+    async def communicate(self, data: bytes | None = None) -> tuple[bytes, bytes]:
+        if self.stdin is not None:
+            with contextlib.suppress(ConnectionError):
+                if data:
+                    self.stdin.write(data)
+                    await self.stdin.drain()
+            self.stdin.close()
+        out, err = await asyncio.gather(_all(self.stdout), _all(self.stderr))
+        await self.wait()
+        return out, err
+
+    async def stop(self, grace_s: float) -> None:
+        """SIGTERM to the command and all it started, SIGKILL after ``grace_s``; the keeper
+        kills what is left when it goes. A keeper that does not answer (the command stopped
+        it) is killed after another ``grace_s``, and the helper kills what it kept."""
+        if self.returncode is None:
+            self.terminate()
+            if not await self._ended_within(grace_s):
+                self.kill()
+                if not await self._ended_within(grace_s):
+                    if self._keeper is not None:
+                        with contextlib.suppress(OSError):
+                            signal.pidfd_send_signal(self._keeper, signal.SIGKILL)
+                        await self.wait()
+                    elif self._waiting is not None:
+                        self._waiting.cancel()  # nothing more to learn: count it killed
+                        with contextlib.suppress(asyncio.CancelledError):
+                            await self._waiting
+        if self.stdin is not None:
+            self.stdin.close()
+        for pipe in self._pipes:  # output nobody read
+            pipe.close()
+
+
+_UCRED = 12  # struct ucred: pid, uid, gid
+
+
+async def _receive(sock: socket.socket) -> tuple[bytes, int | None]:
+    """One message from the keeper, and the sender's pid in this process's pid namespace (the
+    kernel attaches it with ``SO_PASSCRED``)."""
+    loop = asyncio.get_running_loop()
+    while True:
+        try:
+            data, ancillary, _, _ = sock.recvmsg(64, socket.CMSG_SPACE(_UCRED))
+        except BlockingIOError:
+            await _readable(loop, sock)
+            continue
+        except ConnectionError:  # the keeper was killed with a message unread
+            return b"", None
+        sender = None
+        for level, kind, payload in ancillary:
+            if level == socket.SOL_SOCKET and kind == socket.SCM_CREDENTIALS:
+                sender = int.from_bytes(payload[:4], sys.byteorder, signed=True) or None
+        return data, sender
+
+
+async def _readable(loop: asyncio.AbstractEventLoop, sock: socket.socket) -> None:
+    readable: asyncio.Future[None] = loop.create_future()
+
+    def ready() -> None:
+        if not readable.done():
+            readable.set_result(None)
+
+    loop.add_reader(sock.fileno(), ready)
+    try:
+        await readable
+    finally:
+        loop.remove_reader(sock.fileno())
+
+
+async def _all(reader: asyncio.StreamReader | None) -> bytes:
+    return b"" if reader is None else await reader.read()
+
+
+async def start_warm(
+    profile: SandboxProfile,
+    backend: SandboxBackend,
+    argv: Sequence[str],
+    *,
+    cwd: Path,
+    env: Mapping[str, str],
+    stdin: bool,
+    stderr: bool | None,
+) -> WarmProcess | None:
+    """Start ``argv`` in a warm sandbox for ``profile``; None when none can take it (start it
+    alone then). ``stdin``: piped (else ``/dev/null``); ``stderr``: piped apart (True), merged
+    into stdout (None) or discarded (False)."""
+    assert backend.program is not None
+    current = profile.refreshed()
+    warm = await _warm_for(backend, current)
+    if warm is None:
+        return None
+    try:
+        return await _send(warm, argv, cwd=cwd, env=env, stdin=stdin, stderr=stderr)
+    except OSError:  # the helper is gone or the message too large: start it alone
+        _retire(warm)
+        _done(warm)
+        return None
+
+
+async def _warm_for(backend: SandboxBackend, profile: SandboxProfile) -> _Warm | None:
+    """A warm sandbox for ``profile``, counted as running one more command: a live one, else
+    one started now (commands asking at the same time wait for the same start); None when it
+    cannot start."""
+    assert backend.program is not None
+    loop = asyncio.get_running_loop()
+    key = (backend.program, profile.root, loop)  # not the profile: a start may change it
+    while True:
+        warm = _find(backend.program, profile)
+        if warm is not None:
+            return warm
+        starting = _starting.get(key)
+        if starting is None:
+            break
+        try:
+            await asyncio.shield(starting)
+        except (SandboxError, OSError, TimeoutError):
+            return None
+        profile = profile.refreshed()  # as the start left it (a seed it wrote, say)
+    started: asyncio.Future[None] = loop.create_future()
+    _starting[key] = started
+    try:
+        warm = await _start(profile, backend)
+    except (SandboxError, OSError, TimeoutError) as exc:
+        started.set_exception(exc)
+        started.exception()  # retrieved: nobody need be waiting
+        return None
+    except BaseException:
+        started.cancel()
+        raise
+    finally:
+        del _starting[key]
+    started.set_result(None)
+    return warm
+
+
+async def _send(
+    warm: _Warm,
+    argv: Sequence[str],
+    *,
+    cwd: Path,
+    env: Mapping[str, str],
+    stdin: bool,
+    stderr: bool | None,
+) -> WarmProcess:
+    loop = asyncio.get_running_loop()
+    message = json.dumps({"argv": list(argv), "env": dict(env), "cwd": os.fspath(cwd)}).encode()
+    theirs: list[int] = []
+    ours: list[int] = []
+    try:
+        in_r, in_w = os.pipe() if stdin else (os.open(os.devnull, os.O_RDONLY), -1)
+        theirs.append(in_r)
+        ours.append(in_w)
+        out_r, out_w = os.pipe()
+        theirs.append(out_w)
+        ours.append(out_r)
+        if stderr is None:
+            theirs.append(out_w)
+        elif stderr:
+            err_r, err_w = os.pipe()
+            theirs.append(err_w)
+            ours.append(err_r)
+        else:
+            theirs.append(os.open(os.devnull, os.O_WRONLY))
+        mine, keeper = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        mine.setsockopt(socket.SOL_SOCKET, socket.SO_PASSCRED, 1)  # the keeper's pid, here
+        with keeper:
+            fds = array.array("i", [*theirs, keeper.fileno()])
+            warm.control.sendmsg([message], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, fds)])
+    except BaseException:
+        for fd in ours:
+            if fd >= 0:
+                os.close(fd)
+        raise
+    finally:
+        for fd in dict.fromkeys(theirs):
+            with contextlib.suppress(OSError):
+                os.close(fd)
+    mine.setblocking(False)
+    proc = WarmProcess(warm, mine)
+    proc.watch()
+    proc.stdout = await proc.pipe_from(loop, ours[1])
+    if stderr:
+        proc.stderr = await proc.pipe_from(loop, ours[2])
+    if stdin:
+        transport, protocol = await loop.connect_write_pipe(
+            asyncio.streams.FlowControlMixin, os.fdopen(ours[0], "wb", 0)
+        )
+        proc.stdin = asyncio.StreamWriter(transport, protocol, None, loop)
+    return proc
