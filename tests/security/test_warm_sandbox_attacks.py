@@ -21,16 +21,14 @@ from zengine_jupyter.host.sandbox import (
     detect_backend,
     open_planned,
     plan_shell,
-    run_planned,
 )
 from zengine_jupyter.protocol import ProcessTimeoutError
 from zengine_jupyter.testing.components import require_component
 from zengine_jupyter.testing.sandbox import SandboxLayout, make_sandbox_layout
+from zengine_jupyter.testing.sandbox import run_in_layout as _run
 
 if TYPE_CHECKING:
     from pathlib import Path
-
-    from zengine_jupyter.host import CompletedRun
 
 
 RUN_WITH_UNIX_USERS = True
@@ -43,18 +41,6 @@ async def layout(tmp_path: Path) -> SandboxLayout:
     require_component("bwrap")
     require_component("git")
     return await make_sandbox_layout(tmp_path)
-
-
-async def _run(
-    layout: SandboxLayout,
-    script: str,
-    origin: CommandOrigin = CommandOrigin.AGENT_BASH,
-    timeout_s: float = 60,
-) -> CompletedRun:
-    backend = await detect_backend()
-    plan = plan_shell(layout.options(), backend, origin, script, layout.project)
-    assert plan.sandboxed
-    return await run_planned(plan, RunOptions(env=layout.env(), timeout_s=timeout_s))
 
 
 async def _leftovers(layout: SandboxLayout) -> list[str]:

@@ -7,12 +7,20 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from zengine_jupyter.host import RunOptions, run
-from zengine_jupyter.host.sandbox import SandboxOptions
+from zengine_jupyter.host.sandbox import (
+    CommandOrigin,
+    SandboxOptions,
+    detect_backend,
+    plan_shell,
+    run_planned,
+)
 
 if TYPE_CHECKING:
     from pathlib import Path
 
-__all__ = ["SandboxLayout", "make_sandbox_layout"]
+    from zengine_jupyter.host import CompletedRun
+
+__all__ = ["SandboxLayout", "make_sandbox_layout", "run_in_layout"]
 
 SECRET = "api_key = not-a-real-key\n"
 OUTSIDE = "outside, must stay as it is\n"
@@ -74,3 +82,21 @@ async def make_sandbox_layout(base: Path) -> SandboxLayout:
         if not done.ok:
             raise RuntimeError(done.stderr.decode())
     return SandboxLayout(base, project, second, husky, home, temp, outside)
+
+
+async def run_in_layout(
+    layout: SandboxLayout,
+    script: str,
+    origin: CommandOrigin = CommandOrigin.AGENT_BASH,
+    *,
+    timeout_s: float = 60.0,
+    stdin: bytes | None = None,
+) -> CompletedRun:
+    """``bash -c SCRIPT`` from ``origin`` in the layout's project, planned and run as the engine
+    does (``plan_shell`` + ``run_planned``); it must run sandboxed."""
+    backend = await detect_backend()
+    plan = plan_shell(layout.options(), backend, origin, script, layout.project)
+    if not plan.sandboxed:
+        raise AssertionError(f"not sandboxed: {plan.notice}")
+    options = RunOptions(env=layout.env(), timeout_s=timeout_s, stdin=stdin)
+    return await run_planned(plan, options)

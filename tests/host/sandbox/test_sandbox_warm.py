@@ -26,11 +26,10 @@ from zengine_jupyter.host.sandbox import (
 from zengine_jupyter.protocol import ProcessTimeoutError
 from zengine_jupyter.testing.components import require_component
 from zengine_jupyter.testing.sandbox import SandboxLayout, make_sandbox_layout
+from zengine_jupyter.testing.sandbox import run_in_layout as _run
 
 if TYPE_CHECKING:
     from pathlib import Path
-
-    from zengine_jupyter.host import CompletedRun
 
 
 RUN_WITH_UNIX_USERS = True
@@ -49,17 +48,6 @@ async def _backend() -> SandboxBackend:
     backend = await detect_backend()
     assert backend.available, backend.notice
     return backend
-
-
-async def _run(
-    layout: SandboxLayout,
-    script: str,
-    origin: CommandOrigin = CommandOrigin.AGENT_BASH,
-    **options: object,
-) -> CompletedRun:
-    plan = plan_shell(layout.options(), await _backend(), origin, script, layout.project)
-    assert plan.sandboxed
-    return await run_planned(plan, RunOptions(env=layout.env(), **options))  # type: ignore[arg-type]
 
 
 def _sandboxes(layout: SandboxLayout) -> list[_warm._Warm]:

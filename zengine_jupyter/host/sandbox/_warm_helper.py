@@ -44,6 +44,11 @@ import subprocess
 import sys
 import time
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # not imported at run time: the helper starts fast
+    from collections.abc import Callable
+    from types import ModuleType
+
 _PR_SET_DUMPABLE = 4
 _PR_SET_CHILD_SUBREAPER = 36
 _FDS = 4
@@ -56,38 +61,36 @@ def _prctl(option: int, value: int) -> None:
         raise OSError(ctypes.get_errno(), f"prctl({option}) failed")
 
 
-def _has_children() -> bool:
-    """Whether anything is left below this process (a subreaper: what its children started
-    and left is re-parented to it, so no child means nothing at all)."""
+def _guard() -> ModuleType:
+    """``host/_childguard.py``, loaded by its path: the walk of ``/proc`` and the reaping the
+    child guard does for a command started alone (a plain script too, stdlib only)."""
+    import importlib.util
+
+    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # noqa: PTH100, PTH120
+    path = os.path.join(here, "_childguard.py")  # noqa: PTH118
+    spec = importlib.util.spec_from_file_location("_zengine_childguard", path)
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+_GUARD = _guard()
+_descendants: Callable[[], list[int]] = _GUARD._descendants
+"""Every live process below this one, from this namespace's ``/proc``."""
+_reap: Callable[[], None] = _GUARD._reap
+
+
+def _children() -> list[int] | None:
+    """This process's children (None: cannot tell). A subreaper's: what its children started
+    and left is re-parented to it, so no child means nothing at all below it."""
     pid = os.getpid()
     try:
         with open(f"/proc/{pid}/task/{pid}/children", "rb") as handle:  # noqa: PTH123
-            return bool(handle.read().strip())
+            return [int(child) for child in handle.read().split()]
     except OSError:
-        return True  # cannot tell: walk /proc
-
-
-def _descendants() -> list[int]:
-    """Every live process below this one, from this namespace's ``/proc``."""
-    children: dict[int, list[tuple[int, bool]]] = {}
-    for name in os.listdir("/proc"):  # noqa: PTH208 (no pathlib: the helper starts fast)
-        if not name.isdigit():
-            continue
-        try:
-            with open(f"/proc/{name}/stat", "rb") as handle:  # noqa: PTH123
-                fields = handle.read().rsplit(b")", 1)[1].split()
-        except (OSError, IndexError):
-            continue
-        if len(fields) > 1:
-            children.setdefault(int(fields[1]), []).append((int(name), fields[0] != b"Z"))
-    found: list[int] = []
-    todo = [os.getpid()]
-    while todo:
-        for pid, live in children.get(todo.pop(), []):
-            todo.append(pid)
-            if live:
-                found.append(pid)
-    return found
+        return None
 
 
 def _signal_all(child: int, sig: int) -> int:
@@ -103,20 +106,10 @@ def _signal_all(child: int, sig: int) -> int:
     return len(live)
 
 
-def _reap() -> None:
-    while True:
-        try:
-            pid, _ = os.waitpid(-1, os.WNOHANG)
-        except ChildProcessError:
-            return
-        if pid == 0:
-            return
-
-
 def _sweep() -> None:
     """SIGKILL everything below the keeper until nothing is left (a fork may race a kill)."""
     for _ in range(1000):
-        if not _has_children():
+        if _children() == []:
             return
         _signal_all(0, signal.SIGKILL)
         _reap()
@@ -212,15 +205,6 @@ _KEEPERS: set[int] = set()
 is what a keeper left when it was killed (the helper is a subreaper too)."""
 
 
-def _children() -> list[int]:
-    pid = os.getpid()
-    try:
-        with open(f"/proc/{pid}/task/{pid}/children", "rb") as handle:  # noqa: PTH123
-            return [int(child) for child in handle.read().split()]
-    except OSError:
-        return []
-
-
 def _on_child(*_: object) -> None:
     """SIGCHLD in the helper: reap keepers that ended; kill what a killed keeper left behind
     (a command can kill its own keeper, same user as it is: what it started must not stay)."""
@@ -232,7 +216,7 @@ def _on_child(*_: object) -> None:
         if pid == 0:
             break
         _KEEPERS.discard(pid)
-    for pid in _children():
+    for pid in _children() or []:
         if pid not in _KEEPERS:
             with contextlib.suppress(OSError):
                 os.kill(pid, signal.SIGKILL)  # its own children come back to us in turn
@@ -244,7 +228,7 @@ def _clear_orphans() -> None:
     signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGCHLD})
     try:
         for _ in range(1000):
-            orphans = [pid for pid in _children() if pid not in _KEEPERS]
+            orphans = [pid for pid in _children() or [] if pid not in _KEEPERS]
             if not orphans:
                 return
             for pid in orphans:
