@@ -268,10 +268,10 @@ def main(argv: list[str]) -> int:
     gc.disable()  # short-lived forks touch fewer pages
     gc.freeze()
     signal.signal(signal.SIGCHLD, _on_child)
-    spare = _spare(control)
     quiet = os.open(os.devnull, os.O_WRONLY)
     os.dup2(quiet, 2)  # the engine stops reading the helper's errors once it is ready
     os.close(quiet)
+    spare = _spare(control)  # after: no keeper holds the pipe the engine read errors from
     control.send(b"R")
     while True:
         data, fds = _receive(control)
