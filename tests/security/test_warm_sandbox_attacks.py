@@ -83,8 +83,8 @@ async def test_what_a_command_starts_does_not_outlive_it(
     await asyncio.sleep(1.0)
     assert not (layout.project / name).exists(), "a process of the command outlived it"
     assert await _leftovers(layout) == []
-    # the control: kept alive past 0.4 s, the same writer does write
-    await _run(layout, f"{WRITER.format(name=name)} & sleep 0.8")
+    # the control: kept alive well past 0.4 s, the same writer does write
+    await _run(layout, f"{WRITER.format(name=name)} & sleep 2")
     assert (layout.project / name).read_text() == "escaped\n"
 
 

@@ -90,24 +90,46 @@ def set_theme(page: Any, theme: str) -> None:
     )
 
 
+_FONT_STEP = """async ([c, key, start, step, sign]) => {
+  const read = () => parseFloat(getComputedStyle(document.documentElement)
+    .getPropertyValue(`--jp-${key}`));
+  // JupyterLab's own step: 1px, or 0.1em for a size in em
+  const target = parseFloat(start) + sign * step * (/em/.test(start) ? 0.1 : 1);
+  if (Number.isNaN(target)) {  // no size set yet: one step, unchecked
+    await window.jupyterapp.commands.execute(c, {key});
+    return;
+  }
+  const short = () => sign * (target - read()) > 0.001;
+  for (let attempt = 0; attempt < 3 && short(); attempt++) {
+    await window.jupyterapp.commands.execute(c, {key});
+    for (let i = 0; i < 250 && short(); i++) {
+      await new Promise(r => setTimeout(r, 20));
+    }
+  }
+}"""
+"""One font-size step of ``change_font_size``: run the command until the variable is ``step``
+steps from ``start`` (at most three times, waiting up to 5 s each)."""
+
+
 def change_font_size(page: Any, steps: int, keys: tuple[str, ...] = FONT_KEYS) -> dict[str, str]:
     """Run ``apputils:incr-font-size`` (``steps`` > 0) or ``decr-font-size`` ``|steps|`` times
-    for each of ``keys``; returns the new ``--jp-ui-font-size1`` and content sizes."""
+    for each of ``keys``; returns the new ``--jp-ui-font-size1`` and content sizes.
+
+    Each step is a settings save that reads the size the last one set, so a step is checked to
+    have moved its variable by one step before the next, and run again if it did not (a CI run
+    once ended two of four steps short: a save lost, or a late settings event setting a size
+    back, on a loaded machine)."""
     command = "apputils:incr-font-size" if steps > 0 else "apputils:decr-font-size"
+    sign = 1 if steps > 0 else -1
     for key in keys:
-        for _ in range(abs(steps)):  # one at a time: each step reads the size the last one set
-            page.evaluate(
-                """async ([c, key]) => {
-                  const read = () => getComputedStyle(document.documentElement)
-                    .getPropertyValue(`--jp-${key}`);
-                  const before = read();
-                  await window.jupyterapp.commands.execute(c, {key});
-                  for (let i = 0; i < 500 && read() === before; i++) {
-                    await new Promise(r => setTimeout(r, 20));
-                  }
-                }""",
-                [command, key],
-            )
+        start = page.evaluate(
+            "key => getComputedStyle(document.documentElement).getPropertyValue(`--jp-${key}`)",
+            key,
+        )
+        for step in range(1, abs(steps) + 1):
+            page.evaluate(_FONT_STEP, [command, key, start, step, sign])
+        page.wait_for_timeout(300)  # a late settings event can set the size back: look again
+        page.evaluate(_FONT_STEP, [command, key, start, abs(steps), sign])
     sizes: dict[str, str] = page.evaluate(
         """() => Object.fromEntries(['--jp-ui-font-size1', '--jp-content-font-size1',
              '--jp-code-font-size'].map(v => [v,

@@ -79,8 +79,8 @@ async def test_commands_share_one_sandbox_and_leave_nothing_running(
     await asyncio.sleep(1.0)
     late = sorted(p.name for p in layout.project.glob("late*"))
     assert late == [], "what a command leaves running dies with it"
-    # the same script, kept alive a second, does write them: the kill above stopped them
-    await _run(layout, leave.replace("echo two", "sleep 1"))
+    # the same script, kept alive two seconds, does write them: the kill above stopped them
+    await _run(layout, leave.replace("echo two", "sleep 2"))
     assert sorted(p.name for p in layout.project.glob("late*")) == [
         "late-double.txt",
         "late-setsid.txt",
