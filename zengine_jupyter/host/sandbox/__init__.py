@@ -45,8 +45,8 @@ from zengine_jupyter.host.sandbox._seatbelt import (
     build_seatbelt_profile,
 )
 from zengine_jupyter.host.sandbox._seccomp import network_off_program, program_pipe
-from zengine_jupyter.host.sandbox._warm import WarmProcess
 from zengine_jupyter.host.sandbox._warm import settle as settle_placeholders
+from zengine_jupyter.host.sandbox._warm_process import WarmProcess
 from zengine_jupyter.host.sandbox._wrap import (
     SANDBOXED_ORIGINS,
     WARM_ORIGINS,

@@ -42,7 +42,7 @@ from zengine_jupyter.host.sandbox._placeholders import (
 from zengine_jupyter.host.sandbox._reuse import reused_profile
 from zengine_jupyter.host.sandbox._seatbelt import build_seatbelt_argv
 from zengine_jupyter.host.sandbox._seccomp import network_off_program, program_pipe
-from zengine_jupyter.host.sandbox._warm import WarmProcess, start_warm
+from zengine_jupyter.host.sandbox._warm import start_warm
 from zengine_jupyter.protocol import ProcessTimeoutError, SandboxError, SandboxNotice
 
 if TYPE_CHECKING:
@@ -51,6 +51,7 @@ if TYPE_CHECKING:
 
     from zengine_jupyter.host.sandbox._backend import SandboxBackend
     from zengine_jupyter.host.sandbox._profile import SandboxOptions, SandboxProfile
+    from zengine_jupyter.host.sandbox._warm_process import WarmProcess
 
 __all__ = [
     "SANDBOXED_ORIGINS",
