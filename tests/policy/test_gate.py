@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -140,6 +141,27 @@ def test_always_allow_applies_at_once() -> None:
     assert g.decide(call).action == "allow"
     assert g.decide(bash("git log -p")).action == "allow"
     assert g.decide(bash("git push")).action == "ask"
+
+
+def test_a_decision_on_a_named_call_follows_each_new_policy() -> None:
+    """Calls with no path and no command (MCP tools) are decided once per policy object:
+    every way a policy changes gives a new object, and the next call sees it."""
+    g = gate()
+    call = CallView("mcp__db__query", "mcp")
+    assert g.decide(call).action == "ask"
+    assert g.decide(call) is g.decide(call)  # kept for this policy
+    g.policy = g.policy.with_rule("mcp__db")
+    assert (g.decide(call).action, g.decide(call).rule) == ("allow", "mcp__db")
+    assert g.decide(CallView("mcp__other__x", "mcp")).action == "ask"
+    g.policy = g.policy.with_rule("mcp__db__query", kind="deny")
+    assert g.decide(call).action == "deny"
+    g.policy = replace(g.policy, deny=(), mode="plan")
+    assert g.decide(call).action == "deny"
+    assert g.decide(call).source == "mode"
+    g.policy = replace(g.policy, mode="bypass")
+    assert g.decide(call).action == "allow"
+    g.policy = PermissionPolicy.from_lists(ask=["mcp__db"], allow=["mcp__db"])
+    assert g.decide(call).action == "ask"
 
 
 def test_suggested_rules() -> None:

@@ -35,8 +35,6 @@ class Subscription:
         self.resyncs = 0
 
     def _offer(self, event: EngineEvent, session_id: str) -> None:
-        if self._kinds is not None and not isinstance(event, self._kinds):
-            return  # not one it waits for: no wake-up of its task for nothing
         if self._queue.qsize() >= self._limit:
             while not self._queue.empty():
                 self._queue.get_nowait()
@@ -85,7 +83,9 @@ class EventBus:
     def publish(self, event: EngineEvent) -> None:
         """Hand ``event`` to every subscriber (never awaits, never raises for a slow one)."""
         for sub in tuple(self._subscribers):
-            sub._offer(event, self.session_id)
+            kinds = sub._kinds
+            if kinds is None or isinstance(event, kinds):  # else: no wake-up for nothing
+                sub._offer(event, self.session_id)
 
     def close(self) -> None:
         for sub in tuple(self._subscribers):

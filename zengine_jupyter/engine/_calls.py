@@ -133,9 +133,12 @@ async def run_call(
             output = await env.after_tool(call, tool, output)
         except Exception as exc:  # an extension's extra (diagnostics) failed: the result stands
             await log_failure(env.session_id, f"{call.name} (after_tool)", exc)
-    await _post_hook(env, call, output.content, output.is_error)
+    if env.hooks is not None and env.hooks.post_tool_use:
+        await _post_hook(env, env.hooks, call, output.content, output.is_error)
     artifact = str(output.artifact) if output.artifact else None
-    images = tuple([await env.ctx.images.save(env.ctx.artifacts, part) for part in output.images])
+    images: tuple[RecordedImage, ...] = ()
+    if output.images:
+        images = tuple([await env.ctx.images.save(env.ctx.artifacts, p) for p in output.images])
     record = _finish(env, call, output.content, output.is_error, artifact, output.diff, images)
     return record, output
 
@@ -198,7 +201,9 @@ async def _permit(
             ToolCallApproved(session_id=sid, turn_id=tid, call_id=call.id, by=shown,
                              rule=decision.rule),
         )  # fmt: skip
-    return await _pre_hook(env, call)
+    if env.hooks is not None and env.hooks.pre_tool_use:
+        return await _pre_hook(env, env.hooks, call)
+    return None
 
 
 async def _ask(
@@ -268,10 +273,8 @@ def _payload(env: CallEnv, call: RecordedToolCall, **extra: Any) -> HookPayload:
     )
 
 
-async def _pre_hook(env: CallEnv, call: RecordedToolCall) -> str | None:
-    if env.hooks is None or not env.hooks.pre_tool_use:
-        return None
-    outcome = await run_hooks(env.hooks, _payload(env, call, event="pre_tool_use"), cwd=env.root)
+async def _pre_hook(env: CallEnv, hooks: HooksSettings, call: RecordedToolCall) -> str | None:
+    outcome = await run_hooks(hooks, _payload(env, call, event="pre_tool_use"), cwd=env.root)
     if not outcome.blocked:
         return None
     reason = outcome.message or "a pre_tool_use hook blocked it"
@@ -280,12 +283,12 @@ async def _pre_hook(env: CallEnv, call: RecordedToolCall) -> str | None:
     return f"Not run: {reason}"
 
 
-async def _post_hook(env: CallEnv, call: RecordedToolCall, output: str, is_error: bool) -> None:
-    if env.hooks is None or not env.hooks.post_tool_use:
-        return
+async def _post_hook(
+    env: CallEnv, hooks: HooksSettings, call: RecordedToolCall, output: str, is_error: bool
+) -> None:
     payload = _payload(env, call, event="post_tool_use", tool_output=output[-4000:],
                        is_error=is_error)  # fmt: skip
-    await run_hooks(env.hooks, payload, cwd=env.root)
+    await run_hooks(hooks, payload, cwd=env.root)
 
 
 def _finish(

@@ -30,7 +30,7 @@ from zengine_jupyter.engine._commands import (
 from zengine_jupyter.engine._compaction import TurnContext
 from zengine_jupyter.engine._context import ContextGauge
 from zengine_jupyter.engine._custom_commands import CustomCommands
-from zengine_jupyter.engine._extension import EXTENSIONS
+from zengine_jupyter.engine._extension import EXTENSIONS, SessionExtension
 from zengine_jupyter.engine._journal import Journal
 from zengine_jupyter.engine._live_settings import LiveSettings
 from zengine_jupyter.engine._parts import SessionParts
@@ -72,7 +72,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from zengine_jupyter.config import McpServerSettings, PermissionMode
-    from zengine_jupyter.engine._extension import SessionExtension, SlashCommand
+    from zengine_jupyter.engine._extension import SlashCommand
     from zengine_jupyter.engine._journal import Journaling
     from zengine_jupyter.engine._ports import ApprovalPort
     from zengine_jupyter.engine.tools import Tool, ToolOutput
@@ -135,6 +135,9 @@ class Session:
         self.titles = Titles(self)
         makers = [CustomCommands, *EXTENSIONS, *parts.extensions]
         self.extensions: list[SessionExtension] = [make() for make in makers]
+        self._after_tool = tuple(e for e in self.extensions if _overrides(e, "after_tool"))
+        """The extensions that adjust results (the rest would be awaited for nothing on every
+        tool call)."""
         self.commands: dict[str, SlashCommand] = dict(BUILTIN_COMMANDS)
         self.bus = EventBus(self.id)
         self.journal = Journal(self.writer, self.bus)
@@ -300,7 +303,7 @@ class Session:
     async def after_tool(
         self, call: RecordedToolCall, tool: Tool[Any], output: ToolOutput
     ) -> ToolOutput:
-        for extension in self.extensions:
+        for extension in self._after_tool:
             output = await extension.after_tool(self, call, tool, output)
         return output
 
@@ -519,3 +522,8 @@ def _retrieved(task: asyncio.Task[None]) -> None:
 
 def _spec(tool: Tool[Any]) -> ToolSpec:
     return ToolSpec(name=tool.name, description=tool.description, input_schema=tool.input_schema())
+
+
+def _overrides(extension: SessionExtension, hook: str) -> bool:
+    """Whether ``extension``'s class has its own ``hook`` (not the base's do-nothing one)."""
+    return getattr(type(extension), hook) is not getattr(SessionExtension, hook)

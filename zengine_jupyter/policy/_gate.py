@@ -54,6 +54,7 @@ __all__ = ["CallView", "GateDecision", "PermissionGate", "PermissionPolicy"]
 CallKind = Literal["read", "edit", "execute", "other", "mcp", "kernel"]
 Source = Literal["rule", "mode", "outside", "protected", "read_only_bash", "auto_allow"]
 _FAMILY = {"read": "Read", "edit": "Edit"}
+_NAMED_MAX = 1024
 
 
 @dataclass(frozen=True)
@@ -139,6 +140,12 @@ class PermissionGate:
     _where: tuple[tuple[Path, tuple[Path, ...]], ProjectPaths] | None = field(
         default=None, repr=False, compare=False
     )
+    _named: tuple[PermissionPolicy, dict[tuple[str, str], GateDecision]] | None = field(
+        default=None, repr=False, compare=False
+    )
+    """Decisions on calls that name no path and no command (MCP tools, ``other`` tools): a
+    function of the policy and the view alone, kept per policy (a new policy object, e.g.
+    after "always allow", starts afresh)."""
 
     @property
     def where(self) -> ProjectPaths:
@@ -153,7 +160,16 @@ class PermissionGate:
             return self._decide_code(call, call.command or "")
         if call.command is not None and call.kind == "execute":
             return self._decide_command(call, call.command)
-        return self._decide_paths(call)
+        if call.paths or call.command is not None:
+            return self._decide_paths(call)
+        named = self._named
+        if named is None or named[0] is not self.policy or len(named[1]) >= _NAMED_MAX:
+            named = self._named = (self.policy, {})
+        key = (call.tool, call.kind)  # the whole view when it has no path and no command
+        decision = named[1].get(key)
+        if decision is None:
+            decision = named[1][key] = self._decide_paths(call)
+        return decision
 
     # ------------------------------------------------------------------ paths
     def _decide_paths(self, call: CallView) -> GateDecision:

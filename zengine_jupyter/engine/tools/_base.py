@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Generic, Literal, TypeVar
 
-from pydantic import AfterValidator, ConfigDict, PrivateAttr, ValidationError
+from pydantic import AfterValidator, ConfigDict, ValidationError
 
 from zengine_jupyter.engine.tools._images import ImageStore
 from zengine_jupyter.engine.tools._schemas import input_schema_of
@@ -51,15 +51,25 @@ class ToolInput(DataModel):
     """Base of every tool's arguments: unknown keys are an error the model can read."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
-    _resolved: dict[str, ResolvedPath] = PrivateAttr(default_factory=dict)
-    """This call's paths, resolved once: what ``Tool.paths`` showed the gate is what ``run``
-    touches (see :meth:`ToolContext.target`)."""
+    __slots__ = ("_resolved",)
+    """``_resolved``: this call's paths, resolved once, so what ``Tool.paths`` showed the gate
+    is what ``run`` touches (see :meth:`ToolContext.target`). A slot, made on first use, not a
+    pydantic private attribute: those cost every tool call ~3 us to set up (twice over in a
+    subclass), paths or not. A slot is neither compared, hashed, dumped nor copied, so a
+    ``model_copy`` resolves its paths afresh."""
+    if TYPE_CHECKING:
+        _resolved: dict[str, ResolvedPath]
 
     def resolved(self, raw: str, root: Path) -> ResolvedPath:
         """``raw`` resolved against ``root``, the first time for this call; then the same."""
-        hit = self._resolved.get(raw)
+        try:
+            cache: dict[str, ResolvedPath] = self._resolved
+        except AttributeError:
+            cache = {}
+            object.__setattr__(self, "_resolved", cache)  # frozen: only this slot is set
+        hit = cache.get(raw)
         if hit is None or hit.root != Path(os.path.realpath(root)):
-            hit = self._resolved[raw] = resolve_path(raw, root)
+            hit = cache[raw] = resolve_path(raw, root)
         return hit
 
 
