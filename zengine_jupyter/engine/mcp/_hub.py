@@ -17,7 +17,7 @@ from zengine_jupyter.integrations.mcp import McpManagerOptions
 from zengine_jupyter.protocol import McpConnectionError, McpRequestError, McpServerError
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Mapping, Sequence
+    from collections.abc import Awaitable, Callable, Mapping, Sequence
 
     from zengine_jupyter.integrations.mcp import (
         McpCallResult,
@@ -173,16 +173,17 @@ class McpHub:
         return tuple(p for m in self._managers.values() for p in m.prompts)
 
     # ------------------------------------------------------------- requests
-    async def call_tool(
+    def call_tool(
         self, qualified: str, arguments: Mapping[str, Any] | None = None
-    ) -> McpCallResult:
-        """Call an MCP tool by its qualified name."""
+    ) -> Awaitable[McpCallResult]:
+        """Call an MCP tool by its qualified name (the manager's request itself, not awaited
+        here: see :meth:`McpManager.call_tool`). An unknown name raises at once."""
         tool = self.tool(qualified)
         manager = self._managers.get(tool.server) if tool is not None else None
         if tool is None or manager is None:
             server = qualified.split("__")[1] if qualified.startswith("mcp__") else ""
             raise McpRequestError(server, f"there is no MCP tool named {qualified}")
-        return await manager.call_tool(tool.name, arguments)
+        return manager.call_tool(tool.name, arguments)
 
     async def list_resources(self, server: str | None = None) -> McpResourceListing:
         """Resources of one server, or of every server that is ready or disconnected."""

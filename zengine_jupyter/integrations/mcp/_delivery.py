@@ -8,25 +8,30 @@ failure leaves the request possibly delivered. A stdio pipe gives no such proof.
 
 from __future__ import annotations
 
-import contextlib
 import contextvars
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import httpx2
-
-if TYPE_CHECKING:
-    from collections.abc import Iterator
 
 __all__ = ["Delivery", "RefusalAwareClient", "tracking"]
 
 
 class Delivery:
-    """One request's fate: ``refused`` once a POST for it could not even connect."""
+    """One request's fate: ``refused`` once a POST for it could not even connect. Entered
+    (``with tracking() as delivery``), it is the request being sent in this task and in what
+    the task starts."""
 
-    __slots__ = ("refused",)
+    __slots__ = ("_token", "refused")
 
     def __init__(self) -> None:
         self.refused = False
+
+    def __enter__(self) -> Delivery:
+        self._token = _CURRENT.set(self)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        _CURRENT.reset(self._token)
 
 
 _CURRENT: contextvars.ContextVar[Delivery | None] = contextvars.ContextVar(
@@ -34,15 +39,10 @@ _CURRENT: contextvars.ContextVar[Delivery | None] = contextvars.ContextVar(
 )
 
 
-@contextlib.contextmanager
-def tracking() -> Iterator[Delivery]:
-    """Track the request sent inside this block (in this task and what it sends)."""
-    delivery = Delivery()
-    token = _CURRENT.set(delivery)
-    try:
-        yield delivery
-    finally:
-        _CURRENT.reset(token)
+def tracking() -> Delivery:
+    """Track the request sent inside this ``with`` block (a class, not a generator: it runs
+    on every MCP call, where each Python-level call counts; see ``_deadlines``)."""
+    return Delivery()
 
 
 class RefusalAwareClient(httpx2.AsyncClient):

@@ -143,7 +143,8 @@ class McpManager:
 
     async def _settled(self, conn: Connection) -> None:
         """Until ``conn`` is ready, or its attempt has ended and its state is recorded."""
-        await conn.ready.wait()
+        if not conn.ready.is_set():
+            await conn.ready.wait()
         task = self._task
         # No client after ready: the attempt failed or ended. (A connection a request saw drop
         # is not alive either, but its task may run until it is stopped: never wait for it.)
@@ -169,17 +170,19 @@ class McpManager:
         await self.aclose()
 
     # ------------------------------------------------------------- requests
-    async def call_tool(
+    def call_tool(
         self, tool: str, arguments: Mapping[str, Any] | None = None
-    ) -> McpCallResult:
-        """Call the server's tool ``tool`` (its own name, see :attr:`McpTool.name`)."""
+    ) -> Awaitable[McpCallResult]:
+        """Call the server's tool ``tool`` (its own name, see :attr:`McpTool.name`). Returns
+        the request itself, not a coroutine awaiting it: one frame less to resume at each step
+        of every call (issue 25)."""
         from zengine_jupyter.integrations.mcp._connection import to_call_result
 
         args = dict(arguments or {})
-        result = await self._request(
-            f"tool {tool!r}", lambda c: c.call_tool(tool, args), resend=False
-        )
-        return to_call_result(result)
+        return self._request(
+            f"tool {tool!r}", lambda c: c.call_tool(tool, args), resend=False,
+            convert=to_call_result,
+        )  # fmt: skip
 
     async def list_resources(self) -> tuple[McpResource, ...]:
         from zengine_jupyter.integrations.mcp._connection import list_resources, to_resources
@@ -213,10 +216,16 @@ class McpManager:
         return self._version
 
     async def _request(
-        self, what: str, call: Callable[[Any], Awaitable[Any]], *, resend: bool = True
+        self,
+        what: str,
+        call: Callable[[Any], Awaitable[Any]],
+        *,
+        resend: bool = True,
+        convert: Callable[[Any], Any] | None = None,
     ) -> Any:
         """Send ``call``, reconnecting a dead connection once first. ``resend``: whether a
-        request lost in flight may be sent again (only for requests without side effects)."""
+        request lost in flight may be sent again (only for requests without side effects).
+        ``convert``: applied to the answer (an SDK type into ours)."""
         from zengine_jupyter.integrations.mcp._connection import ConnectionLost, RequestRejected
 
         if self._closed:
@@ -237,9 +246,10 @@ class McpManager:
                 async with asyncio.timeout(None) as limit:  # the deadline: one shared timer
                     deadlines.start(limit)
                     try:
-                        return await conn.request(call)
+                        result = await conn.request(call)
                     finally:
                         deadlines.done(limit)
+                return result if convert is None else convert(result)
             except TimeoutError as exc:
                 raise McpRequestError(
                     self.name,
