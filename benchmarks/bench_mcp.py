@@ -60,7 +60,7 @@ class _Bench:
         http = await self.stack.enter_async_context(running_http_fixture())
         for kind, url in (("stdio", None), ("http", http.url)):
             session = await self._engine(kind, url)
-            self.calls[f"engine-{kind}"] = _engine_call(session)
+            self.calls[f"engine-{kind}"] = _EngineCall(session)
             if url is None:  # the SDK client the engine's manager opened: same process
                 client = _sdk_client(session)
             else:  # a client of our own, to the same server
@@ -110,6 +110,8 @@ class _Bench:
             for i in range(PAIRS):
                 order = ((self.calls[ours], a), (self.calls[bare], b))
                 for call, into in order if i % 2 == 0 else reversed(order):
+                    if isinstance(call, _EngineCall):
+                        call.prepare()
                     start = time.perf_counter()
                     await call()
                     into.append(time.perf_counter() - start)
@@ -152,25 +154,42 @@ def _sdk_client(session: Session) -> Any:
     return conn.client
 
 
-def _engine_call(session: Session) -> Call:
+class _EngineCall:
     """One ``mcp__bench__echo`` call as the turn loop runs it (gate, log, events, tool)."""
-    from zengine_jupyter.engine._calls import CallEnv, run_call
-    from zengine_jupyter.protocol._records import RecordedToolCall, new_id
 
-    env = CallEnv(
-        session.id, new_id(), session.root, session.journal, session.gate, session.approvals,
-        session.tools, session.ctx, session.settings.settings.hooks, session.settings.trusted,
-        session.after_tool,
-    )  # fmt: skip
+    def __init__(self, session: Session) -> None:
+        from zengine_jupyter.engine._calls import CallEnv
 
-    async def one() -> object:
-        call = RecordedToolCall(id=new_id(), name="mcp__bench__echo", input=_ARGS)
-        record, _ = await run_call(env, call)
+        self.env = CallEnv(
+            session.id, _new_id(), session.root, session.journal, session.gate,
+            session.approvals, session.tools, session.ctx, session.settings.settings.hooks,
+            session.settings.trusted, session.after_tool,
+        )  # fmt: skip
+        self.next: Any = None
+
+    def prepare(self) -> None:
+        """The call as the provider's adapter parsed it from the model's answer (a fresh id
+        each time): made before ``run_call``, so outside the timed call."""
+        from zengine_jupyter.protocol._records import RecordedToolCall
+
+        self.next = RecordedToolCall(id=_new_id(), name="mcp__bench__echo", input=_ARGS)
+
+    async def __call__(self) -> object:
+        from zengine_jupyter.engine._calls import run_call
+
+        call, self.next = self.next, None
+        if call is None:
+            raise RuntimeError("prepare() comes before each call")
+        record, _ = await run_call(self.env, call)
         if record.is_error or record.output != "ping":
             raise RuntimeError(f"the engine's call failed: {record.output}")
         return record
 
-    return one
+
+def _new_id() -> str:
+    from zengine_jupyter.protocol._records import new_id
+
+    return new_id()
 
 
 def benchmarks() -> list[Benchmark]:
