@@ -17,7 +17,7 @@ file is touched). It works in two steps:
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Literal, cast
+from typing import TYPE_CHECKING, Literal
 
 from zengine_jupyter.protocol import (
     CompactionRecord,
@@ -148,8 +148,8 @@ class Replayer:
         cls = type(record)
         if cls is MessageRecord or cls is ToolResultRecord:
             self._surviving.append(record)
-        elif cls is UsageRecord:
-            self._usage(cast("UsageRecord", record))
+        elif isinstance(record, UsageRecord):
+            self._usage(record)
         else:
             self._other(record)
             self._surviving.append(record)
@@ -173,8 +173,8 @@ class Replayer:
             cls = type(record)
             if cls is MessageRecord or cls is ToolResultRecord:
                 keep(record)
-            elif cls is UsageRecord:
-                self._usage(cast("UsageRecord", record))
+            elif isinstance(record, UsageRecord):
+                self._usage(record)
             else:
                 self._other(record)
                 keep(record)
@@ -235,18 +235,15 @@ class Replayer:
         plans: dict[str, None] = {}
         last: LastTurn | None = None
         messages = 0
-        for record in self._surviving:
-            cls = type(record)
-            if cls is MessageRecord:
-                message = cast("MessageRecord", record)
+        for record in self._surviving:  # isinstance narrows in C; typing.cast is a Python call
+            if isinstance(record, MessageRecord):
                 messages += 1
-                working.append(message)
-                for call in message.tool_calls:
+                working.append(record)
+                for call in record.tool_calls:
                     calls.setdefault(call.id, call)
-            elif cls is ToolResultRecord:
-                result = cast("ToolResultRecord", record)
-                working.append(result)
-                answered.add(result.tool_call_id)
+            elif isinstance(record, ToolResultRecord):
+                working.append(record)
+                answered.add(record.tool_call_id)
             elif isinstance(record, CompactionRecord):
                 working = [record]
             elif isinstance(record, TurnStartRecord):
