@@ -234,7 +234,8 @@ class McpManager:
             self._begin()
         conn = self._conn
         assert conn is not None
-        await self._settled(conn)
+        if conn.client is None or not conn.ready.is_set():  # else settled: no await for it
+            await self._settled(conn)
         retried = False
         if not conn.alive:
             conn = await self._reconnect(conn)
