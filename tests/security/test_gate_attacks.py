@@ -288,3 +288,36 @@ async def test_accept_edits_session_cannot_edit_git_config_under_no(
     assert "denied" in str(result["content"])
     # nobody clicked: the model and the views are told so, not "the user denied"
     assert "nobody could approve it" in str(result["content"])
+
+
+# ---------------------------------------------------------------- kept decisions (issue 25)
+
+
+def test_a_kept_decision_never_outlives_its_policy_nor_covers_a_path(
+    project: Path, home: Path
+) -> None:
+    """The gate keeps its decision on a call with no path and no command (an MCP tool's) per
+    policy object. A custom command's allowed-tools add a rule for one turn and then put the
+    old policy back: the call must ask again. A call that names a path is never kept: a link
+    swapped in after one decision is seen by the next."""
+    g = gate(project)
+    drop = CallView("mcp__db__drop_table", "mcp")
+    before = g.policy
+    assert g.decide(drop).action == "ask"
+    g.policy = before.with_rule("mcp__db")  # the command's turn
+    assert g.decide(drop).action == "allow"
+    g.policy = before  # the turn ended: the very same policy object as before
+    assert g.decide(drop).action == "ask"
+    g.policy = before.with_rule("mcp__db__drop_table", kind="deny")
+    assert g.decide(drop).action == "deny"
+
+    secret = home / ".ssh" / "id_rsa"
+    secret.parent.mkdir()
+    secret.write_text("KEY\n")
+    notes = project / "notes.txt"
+    notes.write_text("notes\n")
+    read = CallView("Read", "read", paths=(notes,))
+    assert g.decide(read).action == "allow"
+    notes.unlink()
+    notes.symlink_to(secret)
+    assert g.decide(read).action == "ask"
