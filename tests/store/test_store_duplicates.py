@@ -150,6 +150,30 @@ def test_the_fold_drops_a_record_fed_twice() -> None:
     assert batches.state().duplicates == 2
 
 
+def test_a_repaired_tail_that_repeats_an_id_is_still_replayed_once(tmp_path: Path) -> None:
+    """A scan hands its records' ids to the replay, which takes them as they are only while
+    they match the records one for one. A tail completed on opening adds a record the scan's
+    ids do not have: here it repeats an earlier line, and the fold still drops it."""
+    store = SessionStore(tmp_path)
+    usage = UsageRecord(input_tokens=10, cost_usd=1.0)
+    with store.create(session_id="c") as writer:
+        writer.append(TurnStartRecord())
+        writer.append(usage)
+    log = tmp_path / "c" / "log.jsonl"
+    with log.open("ab") as f:
+        f.write(_dump(usage).rstrip(b"\n"))  # the same record again, torn before its newline
+    read = store.read("c")
+    torn = len(_dump(usage)) - 1
+    assert (read.state.records, read.state.cost_usd, read.partial_tail_bytes) == (3, 1.0, torn)
+    with store.open("c") as writer:
+        assert writer.report.tail.completed
+        state = writer.state()
+        assert (state.records, state.duplicates, state.cost_usd) == (3, 1, 1.0)
+    again = store.read("c")  # the completed line is now a whole duplicate line: skipped
+    assert (again.state.records, again.state.cost_usd) == (3, 1.0)
+    assert [s.reason for s in again.skipped] == ["duplicate"]
+
+
 def _dump(record: LogRecord) -> bytes:
     return type(record).__pydantic_serializer__.to_json(record) + b"\n"
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 import contextlib
 import gc
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal, get_args
 
 from pydantic import ConfigDict, TypeAdapter, ValidationError
@@ -74,6 +74,9 @@ class LogScan:
     """Bytes after the last newline (a partial line), not part of ``records``."""
     size: int
     """Bytes of complete lines: where ``tail`` starts."""
+    first_lines: dict[str, int] = field(default_factory=dict)
+    """Each record id and the line it was first read on: ``records``' ids, once each (a
+    replay takes them as they are instead of collecting them again)."""
 
     @property
     def damaged(self) -> int:
@@ -237,7 +240,7 @@ def _scan(data: bytes) -> LogScan:
                 skipped.append(SkippedLine(number, "unknown", f"unknown kind {outcome.kind!r}"))
             else:
                 skipped.append(outcome)
-    return LogScan(records, unknown, skipped, data[size:], size)
+    return LogScan(records, unknown, skipped, data[size:], size, seen)
 
 
 def _core_validate_json() -> Callable[[bytes], LogRecord]:

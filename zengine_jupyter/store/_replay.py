@@ -41,7 +41,7 @@ from zengine_jupyter.protocol import (
 from zengine_jupyter.store._lines import gc_paused
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Collection, Sequence
     from datetime import datetime
 
     from zengine_jupyter.protocol import LogRecord
@@ -154,14 +154,18 @@ class Replayer:
             self._other(record)
             self._surviving.append(record)
 
-    def feed_all(self, records: Sequence[LogRecord]) -> None:
-        """Fold records in log order (the hot loop of replay: plain messages go straight in)."""
-        ids = self._ids
-        batch = {r.id for r in records}
-        if len(batch) == len(records) and ids.isdisjoint(batch):
-            ids |= batch
+    def feed_all(self, records: Sequence[LogRecord], ids: Collection[str] = ()) -> None:
+        """Fold records in log order (the hot loop of replay: plain messages go straight in).
+        ``ids``: the records' ids, each once, when the caller has them (a log scan does)."""
+        known = self._ids
+        if not known and ids and len(ids) == len(records):  # a first feed of a scanned log
+            known.update(ids)
         else:
-            records = self._unseen(records)
+            batch = {r.id for r in records}
+            if len(batch) == len(records) and known.isdisjoint(batch):
+                known |= batch
+            else:
+                records = self._unseen(records)
         if not records:
             return
         if self._first is None:
@@ -290,9 +294,10 @@ class Replayer:
         )
 
 
-def replay(records: list[LogRecord]) -> ResumeState:
-    """Fold ``records`` (in log order) into a :class:`ResumeState`."""
+def replay(records: list[LogRecord], ids: Collection[str] = ()) -> ResumeState:
+    """Fold ``records`` (in log order) into a :class:`ResumeState`; ``ids``: as
+    :meth:`Replayer.feed_all` takes them."""
     with gc_paused():
         replayer = Replayer()
-        replayer.feed_all(records)
+        replayer.feed_all(records, ids)
         return replayer.state()

@@ -129,7 +129,8 @@ class SessionStore:
             raise
         replayer = Replayer()
         with gc_paused():
-            replayer.feed_all(scan.records)
+            # with a repaired tail the ids no longer match the records: feed_all collects them
+            replayer.feed_all(scan.records, scan.first_lines)
         writer = SessionWriter(folder, lock, fd, replayer)
         try:
             problem = check_meta(folder / "meta.json", writer.meta())
@@ -160,7 +161,7 @@ class SessionStore:
         """Replay a chat without locking or changing it (a v1 chat is imported first)."""
         folder, _ = self._ensure_folder(session_id)
         scan = scan_file(folder / "log.jsonl")
-        state = replay(scan.records)
+        state = replay(scan.records, scan.first_lines)
         return SessionSnapshot(
             id=folder.name,
             folder=folder,
@@ -209,4 +210,4 @@ class SessionStore:
         if isinstance(stored, SessionMeta) and stored.log_size == size and stored.id == folder.name:
             return stored
         scan = scan_file(folder / "log.jsonl")
-        return meta_from_state(folder.name, replay(scan.records), scan.size)
+        return meta_from_state(folder.name, replay(scan.records, scan.first_lines), scan.size)
