@@ -53,7 +53,7 @@ from zengine_jupyter.host.sandbox._warm_process import WarmProcess, send_command
 from zengine_jupyter.protocol import SandboxError
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping, Sequence
+    from collections.abc import Callable, Mapping, Sequence
 
     from zengine_jupyter.host.sandbox._backend import SandboxBackend
     from zengine_jupyter.host.sandbox._placeholders import Hold
@@ -200,21 +200,21 @@ def _stop(warm: _Warm, *, wait: bool = False) -> None:
 
 def _stop_all() -> None:
     """At exit: stop every warm sandbox, so its placeholders leave the user's project."""
-    with _lock:
-        live = list(_live)
-        for warm in live:
-            warm.retired = True
-    for warm in live:
-        _stop(warm, wait=True)
+    _stop_those(lambda warm: True)
 
 
 def stop_idle() -> None:
     """Stop every warm sandbox that has no command running now (tests, shutdown, settling)."""
+    _stop_those(lambda warm: warm.running == 0 and not warm.retired)
+
+
+def _stop_those(pick: Callable[[_Warm], bool]) -> None:
+    """Retire the warm sandboxes ``pick`` chooses (under the lock), then stop each."""
     with _lock:
-        idle = [w for w in _live if w.running == 0 and not w.retired]
-        for warm in idle:
+        chosen = [warm for warm in _live if pick(warm)]
+        for warm in chosen:
             warm.retired = True
-    for warm in idle:
+    for warm in chosen:
         _stop(warm, wait=True)
 
 
