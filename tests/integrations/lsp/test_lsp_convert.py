@@ -13,6 +13,7 @@ from zengine_jupyter.integrations.lsp._convert import (
     rename_preview_text,
     symbol_locations,
 )
+from zengine_jupyter.integrations.lsp._progress import LONG_WORK_S
 from zengine_jupyter.integrations.lsp._text import chars_to_utf16, utf16_to_chars
 
 
@@ -83,12 +84,16 @@ def test_rename_preview_from_a_changes_map_is_computed_in_memory(tmp_path: Path)
 
 
 def test_progress_is_busy_while_a_begun_token_is_open() -> None:
-    tracker = ProgressTracker()
+    now = [100.0]
+    tracker = ProgressTracker(clock=lambda: now[0])
     busy_at_start = tracker.busy  # a local, so mypy does not carry the narrowing past update()
     assert not busy_at_start
     tracker.update({"token": "t1", "value": {"kind": "begin", "title": "Indexing"}})
     tracker.update({"token": 7, "value": {"kind": "begin", "title": "Loading"}})
     tracker.update({"token": "t1", "value": {"kind": "report", "message": "3/10"}})
+    busy_when_begun = tracker.busy  # begun just now: maybe a request's own short work
+    assert not busy_when_begun
+    now[0] += LONG_WORK_S
     assert tracker.busy
     assert tracker.titles == ["Indexing", "Loading"]
     assert tracker.last_title == "Indexing: 3/10"
@@ -97,4 +102,18 @@ def test_progress_is_busy_while_a_begun_token_is_open() -> None:
     tracker.update({"token": 7, "value": {"kind": "end"}})
     tracker.update({"token": "never-begun", "value": {"kind": "end"}})
     tracker.update("garbage")
+    assert not tracker.busy
+
+
+def test_a_lint_that_ends_at_once_never_makes_the_server_busy() -> None:
+    """pylsp wraps each file's lint in a progress token ("lint: pyflakes") and ends it just
+    after publishing: a write right then must still be waited on, not told "indexing"."""
+    now = [0.0]
+    tracker = ProgressTracker(clock=lambda: now[0])
+    for _ in range(3):
+        tracker.update({"token": "lint", "value": {"kind": "begin", "title": "lint: pyflakes"}})
+        now[0] += LONG_WORK_S / 10
+        busy_in_lint = tracker.busy
+        assert not busy_in_lint
+        tracker.update({"token": "lint", "value": {"kind": "end"}})
     assert not tracker.busy

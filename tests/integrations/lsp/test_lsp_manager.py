@@ -19,6 +19,7 @@ from zengine_jupyter.integrations.lsp import (
     lsp_query,
     render_status,
 )
+from zengine_jupyter.integrations.lsp._progress import LONG_WORK_S
 from zengine_jupyter.protocol import JsonRpcClosedError, LspServerStatus
 from zengine_jupyter.testing.lsp import wait_until
 from zengine_jupyter.testing.lsp_server import fixture_server_entry
@@ -171,7 +172,7 @@ async def test_a_crash_mid_request_is_a_typed_error_and_the_server_comes_back(
 async def test_status_shows_indexing_while_a_progress_token_is_open(
     tmp_path: Path, code: Path
 ) -> None:
-    entry = fixture_server_entry("--index-s", "1.0")
+    entry = fixture_server_entry("--index-s", str(LONG_WORK_S * 3))  # long work: indexing
     async with LspManager(LspManagerOptions(tmp_path, entries=(entry,))) as manager:
         await manager.client_for(code)
         await wait_until(lambda: _status(manager, "fixture").state == "indexing", 10)

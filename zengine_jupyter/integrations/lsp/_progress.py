@@ -2,21 +2,36 @@
 
 from __future__ import annotations
 
-from typing import Any
+import time
+from typing import TYPE_CHECKING, Any
 
-__all__ = ["ProgressTracker"]
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+__all__ = ["LONG_WORK_S", "ProgressTracker"]
+
+
+LONG_WORK_S = 1.0
+"""A token open this long is long work (indexing, a first analysis). Shorter ones are a
+request's own work: pylsp opens one around each file's lint ("lint: pyflakes") and ends it
+just after publishing, so a write right after a lint must not find the server "indexing"."""
 
 
 class ProgressTracker:
-    """Feed it ``$/progress`` params; ``busy`` while any begun token has not ended."""
+    """Feed it ``$/progress`` params; ``busy`` while a begun token has been open for
+    :data:`LONG_WORK_S` and has not ended."""
 
-    def __init__(self) -> None:
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
         self._open: dict[str | int, str] = {}
+        self._begun: dict[str | int, float] = {}
+        self._clock = clock
         self.last_title: str | None = None
 
     @property
     def busy(self) -> bool:
-        return bool(self._open)
+        if not self._begun:
+            return False
+        return self._clock() - min(self._begun.values()) >= LONG_WORK_S
 
     @property
     def titles(self) -> list[str]:
@@ -33,11 +48,14 @@ class ProgressTracker:
         if kind == "begin":
             title = str(value.get("title") or "working")
             self._open[token] = title
+            self._begun[token] = self._clock()
             self.last_title = title
         elif kind == "end":
             self._open.pop(token, None)
+            self._begun.pop(token, None)
         elif kind == "report" and token in self._open and value.get("message"):
             self.last_title = f"{self._open[token]}: {value['message']}"
 
     def clear(self) -> None:
         self._open.clear()
+        self._begun.clear()
