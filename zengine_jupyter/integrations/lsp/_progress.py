@@ -22,20 +22,20 @@ class ProgressTracker:
     :data:`LONG_WORK_S` and has not ended."""
 
     def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
-        self._open: dict[str | int, str] = {}
-        self._begun: dict[str | int, float] = {}
+        self._open: dict[str | int, tuple[str, float]] = {}
+        """Each begun token's title and when it began."""
         self._clock = clock
         self.last_title: str | None = None
 
     @property
     def busy(self) -> bool:
-        if not self._begun:
+        if not self._open:
             return False
-        return self._clock() - min(self._begun.values()) >= LONG_WORK_S
+        return self._clock() - min(began for _, began in self._open.values()) >= LONG_WORK_S
 
     @property
     def titles(self) -> list[str]:
-        return list(self._open.values())
+        return [title for title, _ in self._open.values()]
 
     def update(self, params: Any) -> None:
         if not isinstance(params, dict):
@@ -47,15 +47,12 @@ class ProgressTracker:
         kind = value.get("kind")
         if kind == "begin":
             title = str(value.get("title") or "working")
-            self._open[token] = title
-            self._begun[token] = self._clock()
+            self._open[token] = (title, self._clock())
             self.last_title = title
         elif kind == "end":
             self._open.pop(token, None)
-            self._begun.pop(token, None)
         elif kind == "report" and token in self._open and value.get("message"):
-            self.last_title = f"{self._open[token]}: {value['message']}"
+            self.last_title = f"{self._open[token][0]}: {value['message']}"
 
     def clear(self) -> None:
         self._open.clear()
-        self._begun.clear()

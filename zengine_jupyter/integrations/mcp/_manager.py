@@ -143,8 +143,7 @@ class McpManager:
 
     async def _settled(self, conn: Connection) -> None:
         """Until ``conn`` is ready, or its attempt has ended and its state is recorded."""
-        if not conn.ready.is_set():
-            await conn.ready.wait()
+        await conn.ready.wait()
         task = self._task
         # No client after ready: the attempt failed or ended. (A connection a request saw drop
         # is not alive either, but its task may run until it is stopped: never wait for it.)
