@@ -4,13 +4,15 @@ fixture server, over stdio and streamable HTTP.
 "Through the engine" is one call as the turn loop runs it (``engine._calls.run_call``) in a
 real chat opened with ``[mcp.servers.bench]`` and ``permissions.allow = ["mcp__bench"]``: the
 argument check, the permission gate, the approval and result records appended to the chat's
-log, the events, the MCP tool adapter, the hub, the manager, the server. The call's record,
-which the provider's adapter parses out of the model's answer before ``run_call``, is made
-ahead of each timed call. The bare side calls the SDK directly on the same server process:
-over stdio, the ``mcp.Client`` the chat's manager opened (a stdio server has one client; two
-copies of the server on a shared 2-core machine differ by more than the 15 % under test);
-over HTTP, a client of its own to the one fixture server on 127.0.0.1. (``McpManager``
-alone: see tests/integrations; it adds ~6 us a call.)
+log, the events, the MCP tool adapter, the hub, the manager, the server. As in a turn, the call
+answers a request the chat prepared (``Session.prepare_request``, once at set-up: it fixes
+which MCP tools the model may call), with the call environment the turn loop uses
+(``Session.call_env``). The call's record, which the provider's adapter parses out of the
+model's answer before ``run_call``, is made ahead of each timed call. The bare side calls the
+SDK directly on the same server process: over stdio, the ``mcp.Client`` the chat's manager
+opened (a stdio server has one client; two copies of the server on a shared 2-core machine
+differ by more than the 15 % under test); over HTTP, a client of its own to the one fixture
+server on 127.0.0.1. (``McpManager`` alone: see tests/integrations; it adds ~6 us a call.)
 
 Stable on a loaded machine: one sample is ``PAIRS`` calls of ours and ``PAIRS`` of the bare
 client, interleaved call by call (alternating which goes first), and keeps each side's fastest
@@ -160,13 +162,8 @@ class _EngineCall:
     """One ``mcp__bench__echo`` call as the turn loop runs it (gate, log, events, tool)."""
 
     def __init__(self, session: Session) -> None:
-        from zengine_jupyter.engine._calls import CallEnv
-
-        self.env = CallEnv(
-            session.id, _new_id(), session.root, session.journal, session.gate,
-            session.approvals, session.tools, session.ctx, session.settings.settings.hooks,
-            session.settings.trusted, session.after_tool,
-        )  # fmt: skip
+        session.prepare_request()  # the request whose answer holds the calls
+        self.env = session.call_env(_new_id())
         self.next: Any = None
 
     def prepare(self) -> None:
