@@ -93,3 +93,51 @@ async def test_extension_hooks_and_commands(tmp_path: Path, zengine_home: Path) 
     notices = [e for e in [ev async for ev in events] if isinstance(e, Notice)]
     assert any(n.topic == "/mode" for n in notices)
     assert session.writer.state().mode == "plan"
+
+
+class WriteWatcher(SessionExtension):
+    """Only ``after_write``: sees the calls that changed files, and no other."""
+
+    name = "write-watcher"
+
+    def __init__(self) -> None:
+        self.seen: list[str] = []
+
+    async def start(self, session: Session) -> None:
+        session.tools["Echo"] = EchoTool()
+
+    async def after_write(
+        self, session: Session, call: Any, tool: Any, output: ToolOutput
+    ) -> ToolOutput:
+        self.seen.append(call.name)
+        return ToolOutput(output.content + " [written]", changed_paths=output.changed_paths)
+
+
+async def test_after_write_sees_only_the_calls_that_changed_files(
+    tmp_path: Path, zengine_home: Path
+) -> None:
+    project = tmp_path / "p"
+    project.mkdir()
+    watcher = WriteWatcher()
+    write = project / "a.py"
+    async with configured_provider(zengine_home) as server:
+        server.add(
+            Reply(tool_calls=(ScriptedToolCall("Echo", {"word": "hi"}),)),
+            Reply(tool_calls=(ScriptedToolCall("Write", {"path": str(write), "content": "x\n"}),)),
+            Reply(text=("done",)),
+        )
+        session = await Session.open(
+            SessionOptions(project=project, extensions=(lambda: watcher,), mode="accept_edits")
+        )
+        try:
+            assert session.call_env("t").after_writes_only  # no extension adjusts every call
+            assert (await session.submit("echo, then write")).text == "done"
+        finally:
+            await session.aclose()
+    echoed = server.requests[1].json["messages"][-1]["content"][0]["content"]
+    written = server.requests[2].json["messages"][-1]["content"][0]["content"]
+    assert "hi" in str(echoed)
+    assert "[written]" not in str(echoed)
+    assert "[written]" in str(written)
+    assert watcher.seen == ["Write"]
+    assert write.read_text() == "x\n"

@@ -65,7 +65,8 @@ async def test_every_call_env_comes_from_the_session(tmp_path: Path, zengine_hom
         assert env.ctx is session.ctx
         assert env.hooks is session.settings.settings.hooks
         assert env.trusted == session.settings.trusted
-        assert env.after_tool == session.after_tool
+        assert env.after_tool == session.after_tool  # the built-ins' after_write
+        assert env.after_writes_only  # no built-in adjusts a call that changed nothing
         only_read = {"Read": session.tools["Read"]}
         sub = session.call_env("turn-2", tools=only_read)
         assert sub.tools is only_read

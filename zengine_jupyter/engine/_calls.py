@@ -72,6 +72,8 @@ class CallEnv:
     trusted: bool = True
     after_tool: AfterTool | None = None
     """Extensions' post-processing of a finished call (e.g. language-server errors)."""
+    after_writes_only: bool = False
+    """``after_tool`` adjusts only calls that changed files: the others skip it."""
 
 
 def summarise(tool: str, arguments: Mapping[str, Any]) -> str:
@@ -128,7 +130,7 @@ async def run_call(
         return _finish(env, call, f"{call.name} failed: {exc}", True), None
     except Exception as exc:  # OSError, ValueError, a bug in the tool
         return _finish(env, call, await _failure(env, call, exc), True), None
-    if env.after_tool is not None:
+    if env.after_tool is not None and (output.changed_paths or not env.after_writes_only):
         try:
             output = await env.after_tool(call, tool, output)
         except Exception as exc:  # an extension's extra (diagnostics) failed: the result stands

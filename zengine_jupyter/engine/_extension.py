@@ -1,14 +1,15 @@
 """How the integrations plug into a chat without the turn loop knowing them.
 
 An extension is created per session. It may register tools and slash commands when the chat
-opens (``start``), add text to a tool's result (``after_tool``: language-server errors after
-a write), send something back to the model when it wants to stop (``at_stop``: verification
-modes), add tools or a reminder to each request (``request_tools`` / ``reminder``: deferred MCP
-tools), wait before a turn's first request (``before_first_request``: MCP servers still
-starting) or before its first tool call (``before_first_tool``: work begun at ``turn_started``
-that must see the files as the turn found them, done while the request goes out), follow a
-settings reload (``reload``), and must release what it started in ``aclose``. Extensions live
-in their own modules and are listed in :data:`EXTENSIONS`.
+opens (``start``), add text to a tool's result (``after_tool``, or ``after_write`` for calls
+that changed files: language-server errors after a write), send something back to the model
+when it wants to stop (``at_stop``: verification modes), add tools or a reminder to each
+request (``request_tools`` / ``reminder``: deferred MCP tools), wait before a turn's first
+request (``before_first_request``: MCP servers still starting) or before its first tool call
+(``before_first_tool``: work begun at ``turn_started`` that must see the files as the turn
+found them, done while the request goes out), follow a settings reload (``reload``), and must
+release what it started in ``aclose``. Extensions live in their own modules and are listed in
+:data:`EXTENSIONS`.
 """
 
 from __future__ import annotations
@@ -81,7 +82,15 @@ class SessionExtension:
     async def after_tool(
         self, session: Session, call: RecordedToolCall, tool: Tool[Any], output: ToolOutput
     ) -> ToolOutput:
-        """Adjust a finished call's output before it is recorded (e.g. append errors)."""
+        """Adjust a finished call's output before it is recorded."""
+        return output
+
+    async def after_write(
+        self, session: Session, call: RecordedToolCall, tool: Tool[Any], output: ToolOutput
+    ) -> ToolOutput:
+        """Adjust the output of a finished call that changed files (``output.changed_paths``)
+        before it is recorded (e.g. append the language server's errors). Calls that changed
+        nothing (an MCP call, a Read) skip it."""
         return output
 
     async def at_stop(self, session: Session, outcome: TurnOutcome) -> str | None:

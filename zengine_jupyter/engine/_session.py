@@ -136,8 +136,9 @@ class Session:
         makers = [CustomCommands, *EXTENSIONS, *parts.extensions]
         self.extensions: list[SessionExtension] = [make() for make in makers]
         self._after_tool = tuple(e for e in self.extensions if _overrides(e, "after_tool"))
-        """The extensions that adjust results (the rest would be awaited for nothing on every
-        tool call)."""
+        self._after_write = tuple(e for e in self.extensions if _overrides(e, "after_write"))
+        """The extensions that adjust results, of every call or of calls that changed files
+        (the rest would be awaited for nothing on every tool call)."""
         self.commands: dict[str, SlashCommand] = dict(BUILTIN_COMMANDS)
         self.bus = EventBus(self.id)
         self.journal = Journal(self.writer, self.bus)
@@ -303,8 +304,12 @@ class Session:
     async def after_tool(
         self, call: RecordedToolCall, tool: Tool[Any], output: ToolOutput
     ) -> ToolOutput:
+        """Every extension's ``after_tool``, then (when it changed files) ``after_write``."""
         for extension in self._after_tool:
             output = await extension.after_tool(self, call, tool, output)
+        if output.changed_paths:
+            for extension in self._after_write:
+                output = await extension.after_write(self, call, tool, output)
         return output
 
     async def _before_first_request(self, turn_id: str) -> None:
@@ -372,7 +377,8 @@ class Session:
             ctx=self.ctx if ctx is None else ctx,
             hooks=self.settings.settings.hooks,
             trusted=self.settings.trusted,
-            after_tool=self.after_tool,
+            after_tool=self.after_tool if self._after_tool or self._after_write else None,
+            after_writes_only=not self._after_tool,
         )
 
     # ------------------------------------------------------------------ use

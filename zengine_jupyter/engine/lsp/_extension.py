@@ -93,10 +93,10 @@ class LspExtension(SessionExtension):
 
         return CommandResult(render_status(self.manager.status()))
 
-    async def after_tool(
+    async def after_write(
         self, session: Session, call: RecordedToolCall, tool: Tool[Any], output: ToolOutput
     ) -> ToolOutput:
-        if self._closed or output.is_error or not output.changed_paths:
+        if self._closed or output.is_error:
             return output
         from zengine_jupyter.integrations.lsp import diagnostics_after_write
 

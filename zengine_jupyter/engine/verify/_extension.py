@@ -118,7 +118,7 @@ class VerificationExtension(SessionExtension):
     async def aclose(self) -> None:
         self._drop_pending()
 
-    async def after_tool(
+    async def after_write(
         self, session: Session, call: RecordedToolCall, tool: Tool[Any], output: ToolOutput
     ) -> ToolOutput:
         for path in output.changed_paths:
