@@ -11,13 +11,18 @@ from zengine_jupyter.integrations.mcp._deadlines import Deadlines
 
 
 async def _request(deadlines: Deadlines, seconds: float) -> str:
-    async with asyncio.timeout(None) as limit:
-        deadlines.start(limit)
+    """A request as ``McpManager._request`` times it (a sleep stands for the server)."""
+    task = deadlines.start()
+    try:
         try:
             await asyncio.sleep(seconds)
-            return "answered"
         finally:
-            deadlines.done(limit)
+            overdue = deadlines.done(task)
+        return "answered"
+    except asyncio.CancelledError:
+        if overdue:
+            raise TimeoutError from None
+        raise
 
 
 async def test_a_request_after_a_finished_one_times_out_at_its_own_deadline() -> None:
@@ -50,3 +55,53 @@ async def test_an_outside_cancel_stays_a_cancel() -> None:
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
+
+
+async def test_an_outside_cancel_of_an_overdue_request_stays_a_cancel() -> None:
+    """Cancelled from outside after its deadline fired (as ``asyncio.Timeout``): a cancel."""
+    deadlines = Deadlines(0.05)
+
+    async def overdue_then_cancelled() -> str:
+        task = deadlines.start()
+        try:
+            try:
+                await asyncio.sleep(5)
+            finally:
+                task.cancel()  # from outside, too
+                overdue = deadlines.done(task)
+            return "answered"
+        except asyncio.CancelledError:
+            if overdue:
+                raise TimeoutError from None
+            raise
+
+    task = asyncio.create_task(overdue_then_cancelled())
+    with pytest.raises(asyncio.CancelledError):
+        await task
+
+
+async def test_the_deadline_leaves_no_cancel_behind() -> None:
+    """After a timed-out request the task goes on: no cancel pending, none counted."""
+    deadlines = Deadlines(0.05)
+    with pytest.raises(TimeoutError):
+        await _request(deadlines, 5)
+    task = asyncio.current_task()
+    assert task is not None
+    assert task.cancelling() == 0
+    await asyncio.sleep(0.01)  # a pending cancel would land here
+    assert await _request(deadlines, 0) == "answered"
+
+
+async def test_a_request_is_timed_in_a_task() -> None:
+    deadlines = Deadlines(1)
+    loop = asyncio.get_running_loop()
+    outside: asyncio.Future[str] = loop.create_future()
+
+    def start_outside_a_task() -> None:
+        try:
+            deadlines.start()
+        except RuntimeError as exc:
+            outside.set_result(str(exc))
+
+    loop.call_soon(start_outside_a_task)
+    assert "in a task" in await asyncio.wait_for(outside, 1)

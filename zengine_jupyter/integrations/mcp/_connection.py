@@ -27,7 +27,7 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from zengine_jupyter._version import __version__
 from zengine_jupyter.config import open_private, private_dir
 from zengine_jupyter.host import search_path
-from zengine_jupyter.integrations.mcp._delivery import RefusalAwareClient, tracking
+from zengine_jupyter.integrations.mcp._delivery import Delivery, RefusalAwareClient
 from zengine_jupyter.integrations.mcp._naming import qualify_tools
 from zengine_jupyter.integrations.mcp._types import (
     McpCallResult,
@@ -128,7 +128,8 @@ class Connection:
 
     @property
     def alive(self) -> bool:
-        return self.client is not None and not self.ended.is_set() and not self._lost
+        # ``client`` is set once ready and cleared before ``ended`` is set: no event to ask
+        return self.client is not None and not self._lost
 
     def stop(self) -> None:
         self._stop.set()
@@ -251,19 +252,24 @@ class Connection:
         stdio pipe cannot tell a request read just before the crash from one never read.
         """
         client = self.client
-        if client is None or not self.alive:
+        if client is None or self._lost:  # not alive
             raise ConnectionLost(self.lost_reason())
-        with tracking() as delivery:
-            try:
+        # Only an HTTP request can be proved never sent; over stdio, skip the tracking.
+        delivery = Delivery() if self.spec.url is not None else None
+        try:
+            if delivery is None:
                 return await call(client)
-            except MCPError as exc:
-                if exc.code != types.CONNECTION_CLOSED:
-                    raise RequestRejected(exc.message) from exc
-                lost: Exception = exc
-            except _DROPPED as exc:
-                lost = exc
+            with delivery:
+                return await call(client)
+        except MCPError as exc:
+            if exc.code != types.CONNECTION_CLOSED:
+                raise RequestRejected(exc.message) from exc
+            lost: Exception = exc
+        except _DROPPED as exc:
+            lost = exc
         self._lost = True
-        raise ConnectionLost(self.lost_reason(), in_flight=not delivery.refused) from lost
+        refused = delivery is not None and delivery.refused
+        raise ConnectionLost(self.lost_reason(), in_flight=not refused) from lost
 
     def stderr_tail(self) -> str:
         """The last non-empty line a stdio server wrote to stderr in this connection."""
@@ -347,7 +353,7 @@ def to_tools(server: str, raw: list[types.Tool], disabled: frozenset[str]) -> tu
 
 def to_call_result(result: types.CallToolResult) -> McpCallResult:
     return McpCallResult(
-        content=tuple(_content(block) for block in result.content),
+        content=tuple(map(_content, result.content)),
         is_error=bool(result.is_error),
         structured=result.structured_content,
     )

@@ -1,9 +1,10 @@
 """Whether an MCP request could have reached the server: only a refused connection says no.
 
-:meth:`Connection.request` runs each request under :func:`tracking`; the SDK sends each HTTP
-POST in its sender's context, so :class:`RefusalAwareClient` can mark that very request
+:meth:`Connection.request` runs each HTTP request under a :class:`Delivery`; the SDK sends
+each HTTP POST in its sender's context, so :class:`RefusalAwareClient` can mark that very request
 ``refused`` when its connection could not even be made (nothing of it was sent). Any other
-failure leaves the request possibly delivered. A stdio pipe gives no such proof.
+failure leaves the request possibly delivered. A stdio pipe gives no such proof (its requests
+are not tracked).
 """
 
 from __future__ import annotations
@@ -13,12 +14,12 @@ from typing import Any
 
 import httpx2
 
-__all__ = ["Delivery", "RefusalAwareClient", "tracking"]
+__all__ = ["Delivery", "RefusalAwareClient"]
 
 
 class Delivery:
     """One request's fate: ``refused`` once a POST for it could not even connect. Entered
-    (``with tracking() as delivery``), it is the request being sent in this task and in what
+    (``with Delivery() as delivery``), it is the request being sent in this task and in what
     the task starts."""
 
     __slots__ = ("_token", "refused")
@@ -37,12 +38,6 @@ class Delivery:
 _CURRENT: contextvars.ContextVar[Delivery | None] = contextvars.ContextVar(
     "zengine_mcp_delivery", default=None
 )
-
-
-def tracking() -> Delivery:
-    """Track the request sent inside this ``with`` block (a class, not a generator: it runs
-    on every MCP call, where each Python-level call counts; see ``_deadlines``)."""
-    return Delivery()
 
 
 class RefusalAwareClient(httpx2.AsyncClient):

@@ -233,7 +233,7 @@ class McpManager:
             self._begin()
         conn = self._conn
         assert conn is not None
-        if conn.client is None or not conn.ready.is_set():  # else settled: no await for it
+        if conn.client is None:  # else ready (it is set only then): no await for it
             await self._settled(conn)
         retried = False
         if not conn.alive:
@@ -242,15 +242,16 @@ class McpManager:
         deadlines = self._deadlines
         deadlines.limit_s = self.options.request_timeout_s
         while True:
+            task = deadlines.start()  # the deadline: one shared timer
             try:
-                async with asyncio.timeout(None) as limit:  # the deadline: one shared timer
-                    deadlines.start(limit)
-                    try:
-                        result = await conn.request(call)
-                    finally:
-                        deadlines.done(limit)
+                try:
+                    result = await conn.request(call)
+                finally:
+                    overdue = deadlines.done(task)
                 return result if convert is None else convert(result)
-            except TimeoutError as exc:
+            except asyncio.CancelledError as exc:
+                if not overdue:  # cancelled from outside: stays a cancel
+                    raise
                 raise McpRequestError(
                     self.name,
                     f"MCP server {self.name!r} did not answer {what} within "
