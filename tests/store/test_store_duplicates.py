@@ -141,7 +141,7 @@ def test_the_fold_drops_a_record_fed_twice() -> None:
     assert got.duplicates == 3
     one_by_one = Replayer()
     for record in [*records, usage, user]:
-        one_by_one.feed(record)
+        one_by_one.feed_all([record])
     _same_state(one_by_one.state(), want)
     batches = Replayer()
     batches.feed_all(records[:3])
@@ -206,3 +206,32 @@ def test_duplicates_mixed_into_generated_logs_change_nothing(
             _same_state(writer.state(), clean.state)
     finally:
         shutil.rmtree(root)
+
+
+def test_the_writer_folds_what_was_appended_whenever_its_state_is_read(tmp_path: Path) -> None:
+    """The writer folds appends when its state is next read, in one batch: reads between
+    appends, a record appended twice, and a rewind in a later batch all come out as a
+    replay of the whole log does."""
+    store = SessionStore(tmp_path)
+    usage = UsageRecord(input_tokens=10, cost_usd=1.0)
+    turn = TurnStartRecord()
+    hi = MessageRecord(role="user", text="hi")
+    with store.create(session_id="c") as writer:
+        writer.append(turn)
+        writer.append(hi)
+        assert _said(writer.state()) == ["hi"]
+        writer.append(usage)
+        writer.append(usage)  # the same record twice: folded once
+        writer.append(MessageRecord(role="assistant", text="hello"))
+        state = writer.state()
+        assert (state.cost_usd, state.duplicates) == (1.0, 1)
+        assert _said(state) == ["hi", "hello"]
+        assert writer.state().cost_usd == 1.0  # a second read folds nothing again
+        writer.append(RewindRecord(to_turn_id=turn.turn_id))
+        live = writer.state()
+        assert _said(live) == []
+    _same_state(store.read("c").state, live)
+
+
+def _said(state: ResumeState) -> list[str]:
+    return [r.text for r in state.transcript if isinstance(r, MessageRecord)]

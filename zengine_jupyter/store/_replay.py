@@ -3,11 +3,11 @@
 Replay restores state only; it never repeats a side effect (no command runs, no
 file is touched). It works in two steps:
 
-1. :meth:`Replayer.feed`, once per record in log order (also used live by the
-   writer): a record whose id was already fed (a line written twice) is dropped and
-   counted; usage is summed into the cost *before* anything else, so money spent
-   in turns a rewind later drops stays counted; a rewind cuts the surviving
-   records back to the start of its turn.
+1. :meth:`Replayer.feed_all`, with records in log order (also used live by the writer,
+   with what was appended since its state was last read): a record whose id was already
+   fed (a line written twice) is dropped and counted; usage is summed into the cost
+   *before* anything else, so money spent in turns a rewind later drops stays counted; a
+   rewind cuts the surviving records back to the start of its turn.
 2. :meth:`Replayer.state`: one pass over the surviving records gives the
    transcript, the model's working set (from the last compaction on), and what a
    crash may have left open: the last turn, unanswered tool calls, running
@@ -133,26 +133,6 @@ class Replayer:
         self._ignored_rewinds = 0
         self._ids: set[str] = set()
         self._duplicates = 0
-
-    def feed(self, record: LogRecord) -> None:
-        """Fold one record (the writer calls this after each append; same as ``feed_all``)."""
-        ids = self._ids
-        if record.id in ids:
-            self._duplicates += 1
-            return
-        ids.add(record.id)
-        if self._first is None:
-            self._first = record
-        self._last = record
-        self._records += 1
-        cls = type(record)
-        if cls is MessageRecord or cls is ToolResultRecord:
-            self._surviving.append(record)
-        elif isinstance(record, UsageRecord):
-            self._usage(record)
-        else:
-            self._other(record)
-            self._surviving.append(record)
 
     def feed_all(self, records: Sequence[LogRecord], ids: Collection[str] = ()) -> None:
         """Fold records in log order (the hot loop of replay: plain messages go straight in).

@@ -136,6 +136,9 @@ class SessionWriter:
         """What opening found (set by the store)."""
         self._lock: WriterLock | None = lock
         self._replayer = replayer
+        self._unfolded: list[LogRecord] = []
+        """Appended and not yet folded into the replay: :meth:`state` folds them in one batch
+        (an append on a tool call's path is then one list append, not a fold; issue 25)."""
         self._log_path = folder / "log.jsonl"
         self._fd = log_fd
         self._size = os.fstat(log_fd).st_size
@@ -166,7 +169,7 @@ class SessionWriter:
             ) from exc
         self._torn = False
         self._size += len(line)
-        self._replayer.feed(record)
+        self._unfolded.append(record)
 
     def append_agent(self, agent_id: str, record: LogRecord) -> None:
         """Append ``record`` to the subagent's own log ``agents/<agent_id>.jsonl``."""
@@ -187,6 +190,9 @@ class SessionWriter:
 
     def state(self) -> ResumeState:
         """The replayed state, including everything appended since opening."""
+        if self._unfolded:
+            unfolded, self._unfolded = self._unfolded, []
+            self._replayer.feed_all(unfolded)
         return self._replayer.state()
 
     def meta(self) -> SessionMeta:
