@@ -113,7 +113,7 @@ async def run_call(
             tuple(tool.paths(args, env.ctx)),
             tool.command(args),
         )
-        refusal = await _permit(env, call, view, _Preview(tool, args, env))
+        refusal = await _permit(env, call, view, tool, args)
     except ToolError as exc:
         return _finish(env, call, str(exc), True), None
     except Exception as exc:  # a path the system refuses, a NUL, a bug: the model hears of it
@@ -152,29 +152,18 @@ async def _failure(env: CallEnv, call: RecordedToolCall, exc: Exception) -> str:
     return describe_failure(call.name, exc, env.root, logged)
 
 
-@dataclass
-class _Preview:
-    """The diff a call would make (``Tool.preview``), computed once, only when a prompt or a
-    denial shows it."""
-
-    tool: Tool[Any]
-    args: Any
-    env: CallEnv
-    _diff: tuple[str | None] | None = None
-
-    async def diff(self) -> str | None:
-        if self._diff is None:
-            try:
-                found = await self.tool.preview(self.args, self.env.ctx)
-            except Exception as exc:  # a preview never stops the call: the prompt goes without
-                await log_failure(self.env.session_id, f"{self.tool.name} (preview)", exc)
-                found = None
-            self._diff = (escape_surrogates(found) if found else None,)
-        return self._diff[0]
+async def _diff(env: CallEnv, tool: Tool[Any], args: Any) -> str | None:
+    """The diff a call would make (``Tool.preview``), for a prompt or a denial to show."""
+    try:
+        found = await tool.preview(args, env.ctx)
+    except Exception as exc:  # a preview never stops the call: the prompt goes without
+        await log_failure(env.session_id, f"{tool.name} (preview)", exc)
+        return None
+    return escape_surrogates(found) if found else None
 
 
 async def _permit(
-    env: CallEnv, call: RecordedToolCall, view: CallView, preview: _Preview
+    env: CallEnv, call: RecordedToolCall, view: CallView, tool: Tool[Any], args: Any
 ) -> str | None:
     """None when the call may run; else the refusal text the model gets."""
     decision = env.gate.decide(view)
@@ -185,11 +174,11 @@ async def _permit(
             ApprovalRecord(tool_call_id=call.id, tool=call.name, decision="deny",
                            decided_by=by, rule=decision.rule, message=decision.reason),
             ToolCallDenied(session_id=sid, turn_id=tid, call_id=call.id, by=by,
-                           reason=decision.reason, diff=await preview.diff()),
+                           reason=decision.reason, diff=await _diff(env, tool, args)),
         )  # fmt: skip
         return f"Not run: {decision.reason}."
     if decision.action == "ask":
-        refusal = await _ask(env, call, view, decision, await preview.diff())
+        refusal = await _ask(env, call, view, decision, await _diff(env, tool, args))
         if refusal is not None:
             return refusal
     else:

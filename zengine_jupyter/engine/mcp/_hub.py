@@ -178,7 +178,7 @@ class McpHub:
     ) -> Awaitable[McpCallResult]:
         """Call an MCP tool by its qualified name (the manager's request itself, not awaited
         here: see :meth:`McpManager.call_tool`). An unknown name raises at once."""
-        tool = self.tool(qualified)
+        tool = self._tool_index().get(qualified)
         manager = self._managers.get(tool.server) if tool is not None else None
         if tool is None or manager is None:
             server = qualified.split("__")[1] if qualified.startswith("mcp__") else ""

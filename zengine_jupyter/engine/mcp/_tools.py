@@ -79,7 +79,7 @@ class McpServerTool(Tool[McpArguments]):
         return McpArguments.model_validate(arguments)
 
     async def run(self, args: McpArguments, ctx: ToolContext) -> ToolOutput:
-        result = await self.hub.call_tool(self.name, args.model_extra or {})
+        result = await self.hub.call_tool(self.name, args.__pydantic_extra__ or {})
         return await _output(self.name, result, ctx)
 
 
