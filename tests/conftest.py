@@ -46,14 +46,13 @@ def server(zengine_home: Path) -> Iterator[ProviderServer]:
 # `item._nodeid`, which pytest 9 no longer reads; so the scheduler asks this file instead.)
 _LAB_WORDS = ("chromium_page(", "launch_chromium(", "running_lab(", '"--no-browser"')
 _WITH_UNIX_USERS = "RUN_WITH_UNIX_USERS = True"
-_SHARED_SERVER = "lsp_manager_fixture("
-"""A module that starts one language server for all its tests (``testing.lsp``) keeps them on
-one worker: split over two, the second worker's server is asked before it has analysed the
-project (basedpyright then answers workspace symbols with nothing, and publishes a new file's
-diagnostics first without the checker's findings)."""
 """A module that says so runs in the unix-users group too: a user added or removed on the other
 worker changes every sandbox profile (other users' homes are covered), which retires a warm
 sandbox in the middle of a test that watches one."""
+_SHARED_SERVER = "lsp_manager_fixture("
+"""A module that starts one language server for all its tests (``testing.lsp``) keeps them on
+one worker: split over two, the second worker's server is asked before it has analysed the
+project (basedpyright then answers workspace symbols with nothing)."""
 
 
 @pytest.hookimpl(optionalhook=True)

@@ -5,7 +5,10 @@ Run: ``python -m zengine_jupyter.testing.lsp_server [options]``. It reports an e
 every line containing ``ERROR`` and a warning for every line containing ``WARN``, after
 ``--diagnostics-delay`` seconds (``--change-delay``: after a change, so a file is analysed at
 once when opened and slowly after each edit). ``--index-s`` keeps a work-done progress
-token ("Indexing") open that long after ``initialized``; ``--init-delay`` delays the
+token ("Indexing") open that long after ``initialized``; ``--partial-first-s`` answers an
+opened file at once with no diagnostics, then with its real ones that much later (as a
+basedpyright that has just started may: its checker's findings come in a second publish of
+the same version); ``--init-delay`` delays the
 ``initialize`` reply; ``--freeze-s`` blocks the whole server (it stops reading) on each
 change; ``--starts-file`` gets one line per process start; the
 ``fixture/crash`` request (or a SIGKILL) ends it abruptly. Hover answers the client's
@@ -96,7 +99,10 @@ class FixtureLanguageServer:
 
     def _opened(self, params: Any) -> None:
         doc = params["textDocument"]
-        self._spawn(self._publish(doc["uri"], doc["version"], doc["text"], 0.0))
+        later = self.args.partial_first_s
+        if later:  # nothing at once (an empty text has no findings); the real answer later
+            self._spawn(self._publish(doc["uri"], doc["version"], "", 0.0))
+        self._spawn(self._publish(doc["uri"], doc["version"], doc["text"], later))
 
     def _changed(self, params: Any) -> None:
         if self.args.freeze_s:  # stop reading stdin altogether, as a wedged server would
@@ -155,6 +161,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--freeze-s", type=float, default=0.0)
     parser.add_argument("--index-s", type=float, default=0.0)
     parser.add_argument("--init-delay", type=float, default=0.0)
+    parser.add_argument("--partial-first-s", type=float, default=0.0)
     parser.add_argument("--starts-file", type=Path)
     args = parser.parse_args(argv)
     if args.starts_file is not None:

@@ -27,6 +27,12 @@ _SHUTDOWN_S = 2.0
 """How long ``shutdown`` + ``exit`` may take before the process is simply stopped."""
 _EXIT_GRACE_S = 0.5
 """After ``shutdown`` and ``exit``, how long a server may take to go before SIGTERM."""
+OPENED_SETTLE_S = 0.25
+"""After the first answer for a file just opened, how long a second one at the same version
+may take to replace it: a basedpyright that has just started published a new file's
+diagnostics first without its checker's findings, then with them 15-90 ms later."""
+_OPENED_ANSWERS = 3
+"""At most this many later answers are waited for (a server that keeps publishing)."""
 
 CLIENT_CAPABILITIES: dict[str, Any] = {
     "general": {"positionEncodings": ["utf-16"]},
@@ -217,7 +223,20 @@ class LspClient:
         if self.pulls_diagnostics:
             return await self.pull(path, version, timeout_s)
         after = before.generation if before is not None and sent else 0
-        return await self.wait_published(path, version=version, after=after, timeout_s=timeout_s)
+        published = await self.wait_published(
+            path, version=version, after=after, timeout_s=timeout_s
+        )
+        if sent and version == 1:  # opened just now: its first answer may not be the whole one
+            for _ in range(_OPENED_ANSWERS):
+                if published is None:
+                    break
+                later = await self.wait_published(
+                    path, version=1, after=published.generation, timeout_s=OPENED_SETTLE_S
+                )
+                if later is None:
+                    break
+                published = later
+        return published
 
     async def pull(self, path: Path, version: int, timeout_s: float) -> Published | None:
         """Ask for ``path``'s diagnostics at the synced ``version`` and record them like a
