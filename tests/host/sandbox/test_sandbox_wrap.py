@@ -304,3 +304,54 @@ def test_a_late_release_leaves_what_a_launch_of_this_process_holds(
     write_seeds(held, plan.profile.refreshed().protected)
     release_placeholders(held)
     assert not (opts.root / ".mcp.json").exists(), "the next command removed it at its end"
+
+
+_KILLED_LAUNCH = """
+import subprocess, sys
+from pathlib import Path
+from zengine_jupyter.host.sandbox import CommandOrigin, SandboxBackend, SandboxOptions, launch
+from zengine_jupyter.host.sandbox import plan_shell
+root, temp, home = (Path(a) for a in sys.argv[1:4])
+opts = SandboxOptions(root=root, temp_dir=temp, home=home, enabled=True)
+backend = SandboxBackend(name="bubblewrap", program="/usr/bin/bwrap", machine="x86_64")
+plan = plan_shell(opts, backend, CommandOrigin.AGENT_BASH, "sleep 60", root)
+with launch(plan) as spec:
+    child = subprocess.Popen(spec.argv, cwd=spec.cwd, pass_fds=spec.pass_fds)
+    child.wait()
+"""
+
+
+def test_folder_placeholders_a_killed_process_left_go_with_the_next_launch(
+    tmp_path: Path,
+) -> None:
+    """A kernel killed during a sandboxed command cannot remove its placeholders: empty
+    ``.mcp.json`` and ``.claude`` folders would stay in the user's project for good (another
+    tool would then find a folder where it reads a file). The next launch removes them; an
+    empty folder the user made at a protected path (``.z-engine``) stays."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    opts = _options(tmp_path)
+    mcp_json, claude = opts.root / ".mcp.json", opts.root / ".claude"
+    (opts.root / ".z-engine").mkdir()  # the user's own, empty for now
+    argv = [sys.executable, "-c", _KILLED_LAUNCH, str(opts.root), str(opts.temp_dir), str(tmp_path)]
+    killed = subprocess.Popen(argv)
+    try:
+        deadline = time.monotonic() + 30
+        while not (mcp_json.is_dir() and claude.is_dir()):  # bubblewrap made its mount points
+            assert killed.poll() is None, "the sandboxed command ended early"
+            assert time.monotonic() < deadline, "bubblewrap never made its placeholders"
+            time.sleep(0.02)
+    finally:
+        killed.send_signal(signal.SIGKILL)
+        killed.wait()
+    time.sleep(0.2)  # bubblewrap dies with its parent
+    left = sorted(p.name for p in opts.root.iterdir())
+    assert left == [".claude", ".git", ".mcp.json", ".z-engine"], "the killed process's"
+    plan = plan_shell(opts, AVAILABLE, CommandOrigin.AGENT_BASH, "true", opts.root)
+    with launch(plan):
+        pass
+    settle_placeholders()
+    assert sorted(p.name for p in opts.root.iterdir()) == [".z-engine"]

@@ -10,8 +10,11 @@ of the sandbox's reach) from before it looks at the filesystem until its command
 launch that created a placeholder removes it at the end only if it can take the lock exclusively,
 i.e. no other command, in this process or another, still relies on it; otherwise the (neutral)
 placeholder stays. Within one process, ownership passes to the last command that used it; a
-left-over seed (its content is unmistakable) is adopted by the next launch. Only empty folders and
-untouched seeds are ever removed.
+left-over seed (its content is unmistakable) is adopted by the next launch. A folder placeholder
+is marked in its path's lock file before bubblewrap makes it, and the mark is cleared once it is
+gone: a process killed meanwhile leaves a marked empty folder, which the next launch adopts and
+removes like a seed (an empty folder at a protected path with no mark is the user's, and stays).
+Only empty folders and untouched seeds are ever removed.
 """
 
 from __future__ import annotations
@@ -39,6 +42,7 @@ if TYPE_CHECKING:
 __all__ = [
     "Hold",
     "after_releases",
+    "ensure_lock_folder",
     "hold_placeholders",
     "is_placeholder",
     "lock_folder",
@@ -58,6 +62,15 @@ _owned_lock = threading.Lock()
 
 def lock_folder() -> Path:
     return data_dir() / "sandbox-locks"
+
+
+def ensure_lock_folder() -> None:
+    """Make the lock folder before a profile is derived: where the data folder holds the
+    project, its entries beside the project are hidden one by one, and a folder made only at
+    the first launch would be seen (with its marks) by that first command."""
+    folder = lock_folder()
+    if not folder.is_dir():
+        private_dir(folder)
 
 
 @dataclass
@@ -117,13 +130,21 @@ def write_seeds(held: Hold, protected: Sequence[ProtectedPath]) -> None:
     """
     with _owned_lock:
         for item in protected:
-            if item.exists and item.path not in _owned and not _is_seed(item):
+            lock = held.locks.get(item.path)
+            if (
+                item.exists
+                and item.path not in _owned
+                and not _is_seed(item)
+                and not _left_folder(item, lock)
+            ):
                 continue  # the user's own file or folder, or another process's placeholder
             if not item.exists and item.seed is not None:
                 with contextlib.suppress(OSError):
                     fd = os.open(item.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
                     with os.fdopen(fd, "wb") as handle:
                         handle.write(item.seed)
+            elif not item.exists and lock is not None:
+                _mark(lock)  # bubblewrap is about to make a folder here
             _owned[item.path] += 1
             _owned_names.add(str(item.path))
             held.owned.append(item)
@@ -145,7 +166,7 @@ def release_placeholders(held: Hold) -> None:
             for item in _deepest_first(held.owned):
                 _owned[item.path] -= 1
                 if _owned[item.path] <= 0 and _claim(held, item, retry):
-                    _remove(item)
+                    _remove(item, held.locks[item.path])
         for _ in range(_TRIES - 1):
             if not retry:
                 break
@@ -154,7 +175,7 @@ def release_placeholders(held: Hold) -> None:
                 pending, retry = retry, []
                 for item in pending:
                     if _owned.get(item.path) == 0 and _claim(held, item, retry):
-                        _remove(item)
+                        _remove(item, held.locks[item.path])
     finally:
         with _owned_lock:
             if held.counted:
@@ -261,15 +282,47 @@ def _is_seed(item: ProtectedPath) -> bool:
         return False
 
 
-def _remove(item: ProtectedPath, tries: int = 10) -> None:
+_MARK = b"folder placeholder\n"
+"""A lock file's content while bubblewrap may have made a folder at its path."""
+
+
+def _mark(lock: int) -> None:
+    """Note in the (shared-locked) lock file that a folder placeholder may exist: written
+    before bubblewrap makes it, so a kill at any moment after leaves the mark."""
+    with contextlib.suppress(OSError):
+        if os.pread(lock, len(_MARK), 0) != _MARK:
+            os.pwrite(lock, _MARK, 0)
+
+
+def _left_folder(item: ProtectedPath, lock: int | None) -> bool:
+    """A marked empty folder: a placeholder a killed process left (see the module docstring)."""
+    if lock is None or item.seed is not None:
+        return False
+    try:
+        if os.pread(lock, len(_MARK), 0) != _MARK or item.path.is_symlink():
+            return False
+        with os.scandir(item.path) as entries:
+            return next(entries, None) is None
+    except OSError:
+        return False
+
+
+def _remove(item: ProtectedPath, lock: int, tries: int = 10) -> None:
+    """Remove ``item`` if it is still as a placeholder leaves it (under its exclusive lock).
+    The folder mark goes too unless it is still mounted: gone, or filled by someone since, it
+    is no placeholder any more."""
     for attempt in range(tries):
         try:
             if item.path.is_dir() and not item.path.is_symlink():
                 item.path.rmdir()  # fails (kept) unless empty
             elif item.seed is not None and item.path.read_bytes() == item.seed:
                 item.path.unlink()
-            return
+            break
         except OSError as exc:
-            if exc.errno != errno.EBUSY or attempt + 1 == tries:
-                return  # not empty, or really in use: kept
+            if exc.errno != errno.EBUSY:
+                break  # not empty: kept, as what it is now
+            if attempt + 1 == tries:
+                return  # really in use: kept, and still marked
             time.sleep(0.02)  # a mount from a sandbox that is still going away
+    with contextlib.suppress(OSError):
+        os.ftruncate(lock, 0)

@@ -20,6 +20,7 @@ from collections import OrderedDict
 from typing import TYPE_CHECKING, Any
 
 from zengine_jupyter.host.sandbox._homes import other_homes
+from zengine_jupyter.host.sandbox._placeholders import ensure_lock_folder
 from zengine_jupyter.host.sandbox._profile import (
     _entries,
     _read_text,
@@ -50,6 +51,7 @@ _lock = threading.Lock()
 
 def reused_profile(options: SandboxOptions) -> SandboxProfile:
     """``derive_profile(options)``, from the last derivation when its answers still hold."""
+    ensure_lock_folder()  # one of the data folder's entries the profile sees, from the start
     # other users' homes come from the password database and a folder listing: asked afresh
     # on every call (a user added since is hidden at once) and part of the key
     homes = tuple(other_homes(options.home))
