@@ -399,3 +399,29 @@ async def test_an_image_in_the_prompt_reaches_the_model_and_a_bad_one_is_named(
         assert [block["type"] for block in again["content"]] == ["text", "image"]
     stored = list((zengine_home / "sessions" / sid / "artifacts" / "images").glob("*.png"))
     assert len(stored) == 1
+
+
+@pytest.mark.parametrize("signals", [("SIGTERM",), ("SIGINT", "SIGTERM")], ids=["term", "int+term"])
+async def test_a_chat_never_used_is_discarded_when_the_client_stops_the_agent(
+    tmp_path: Path, zengine_home: Path, signals: tuple[str, ...]
+) -> None:
+    """jupyter-ai stops its agent with SIGINT and SIGTERM at once (its chat moved to another
+    panel): the chat the agent opened and nobody used must still be discarded, not left in the
+    chat list as an empty "Untitled chat"."""
+    import signal
+
+    project = await _ready(tmp_path)
+    async with (
+        configured_provider(zengine_home),
+        acp_agent(RecordingClient(), project) as (
+            conn,
+            proc,
+        ),
+    ):
+        session = await conn.new_session(cwd=str(project), mcp_servers=[])
+        chats = zengine_home / "sessions"
+        assert [p.name for p in chats.iterdir() if p.is_dir()] == [session.session_id]
+        for name in signals:
+            proc.send_signal(getattr(signal, name))
+        assert await asyncio.wait_for(proc.wait(), 30) is not None
+    assert [p.name for p in chats.iterdir() if p.is_dir()] == []

@@ -29,7 +29,7 @@ from acp.schema import (
 
 from zengine_jupyter.acp._permissions import ask_trust
 from zengine_jupyter.config import PERMISSION_MODES, TrustStore
-from zengine_jupyter.engine import COMMAND_HELP
+from zengine_jupyter.engine import COMMAND_HELP, close_discarding_unused
 from zengine_jupyter.protocol import CostUpdated, Resync, TrustRequired
 
 if TYPE_CHECKING:
@@ -171,10 +171,14 @@ class AcpChat:
         )
 
     async def aclose(self) -> None:
+        """Stop the turn and close the chat; one nobody used (the model never answered, it
+        holds nothing but its start) is deleted, as ``zengine run`` does: a client opens a
+        session whenever its chat opens (jupyter-ai: each time the panel is moved or reloaded),
+        and each would stay in the chat list as an empty "Untitled chat"."""
         self.session.interrupt()
         for task in list(self._tasks):
             task.cancel()
-        await self.session.aclose()
+        await close_discarding_unused(self.session, failed=False)
         self._events.close()
         with contextlib.suppress(asyncio.CancelledError):
             await self._pump
