@@ -10,13 +10,16 @@ import pytest
 from zengine_jupyter.integrations.mcp._deadlines import Deadlines
 
 
-async def _request(deadlines: Deadlines, seconds: float) -> str:
-    """A request as ``McpManager._request`` times it (a sleep stands for the server)."""
+async def _request(deadlines: Deadlines, seconds: float, *, cancelled_too: bool = False) -> str:
+    """A request as ``McpManager._request`` times it (a sleep stands for the server);
+    ``cancelled_too``: its task is also cancelled from outside as the request ends."""
     task = deadlines.start()
     try:
         try:
             await asyncio.sleep(seconds)
         finally:
+            if cancelled_too:
+                task.cancel()
             overdue = deadlines.done(task)
         return "answered"
     except asyncio.CancelledError:
@@ -60,22 +63,7 @@ async def test_an_outside_cancel_stays_a_cancel() -> None:
 async def test_an_outside_cancel_of_an_overdue_request_stays_a_cancel() -> None:
     """Cancelled from outside after its deadline fired (as ``asyncio.Timeout``): a cancel."""
     deadlines = Deadlines(0.05)
-
-    async def overdue_then_cancelled() -> str:
-        task = deadlines.start()
-        try:
-            try:
-                await asyncio.sleep(5)
-            finally:
-                task.cancel()  # from outside, too
-                overdue = deadlines.done(task)
-            return "answered"
-        except asyncio.CancelledError:
-            if overdue:
-                raise TimeoutError from None
-            raise
-
-    task = asyncio.create_task(overdue_then_cancelled())
+    task = asyncio.create_task(_request(deadlines, 5, cancelled_too=True))
     with pytest.raises(asyncio.CancelledError):
         await task
 
